@@ -1,0 +1,96 @@
+/**
+ * @module
+ * The two aggregation stages of seed 001, as plain objects an adapter can host (in a Map, a Durable
+ * Object, a process): a location aggregator merges its workers' reports, and one global aggregator per
+ * room stores every location's state and answers with all of it.
+ *
+ * State is rebuilt rather than backed up: the global aggregator holds each location's latest full state,
+ * so a restarted location aggregator adopts its own entry from the global view before it publishes; a
+ * restarted global aggregator is refilled by the next exchange of every location.
+ */
+import { addCounts, pruneCounts, type LocationState, type RoomState, type WorkerReport } from './state.ts'
+import { minuteOf } from './clock.ts'
+
+/** How long a report id is remembered for idempotent retries. */
+const REPORT_ID_MEMORY_MS = 10 * 60_000
+const REPORT_ID_LIMIT = 50_000
+
+export class LocationAggregator {
+  readonly location: string
+  #counts: Record<string, number> = {}
+  #updatedAt = 0
+  #keepMinutes = 0
+  #seen = new Map<string, number>()
+  /** False until this aggregator has adopted its earlier state from the global view (after a restart). */
+  restored = false
+
+  constructor(location: string) {
+    this.location = location
+  }
+
+  /** Merges a worker's report; returns false if this report id was already applied (a retry). */
+  apply(report: WorkerReport, now: number): boolean {
+    if (this.#seen.has(report.id)) return false
+    this.#remember(report.id, now)
+    addCounts(this.#counts, report.deltas)
+    this.#keepMinutes = Math.max(this.#keepMinutes, report.keepMinutes)
+    this.#prune(now)
+    this.#updatedAt = now
+    return true
+  }
+
+  /** Adopts this location's state from a global view once after a (re)start; later calls do nothing. */
+  restoreFrom(view: RoomState, now: number): void {
+    if (this.restored) return
+    this.restored = true
+    const earlier = view.locations[this.location]
+    if (earlier) {
+      addCounts(this.#counts, earlier.counts)
+      this.#prune(now)
+    }
+  }
+
+  /** A copy of the merged state (copies, so a caller can never mutate the aggregator). */
+  state(): LocationState {
+    return { counts: { ...this.#counts }, updatedAt: this.#updatedAt }
+  }
+
+  #remember(id: string, now: number): void {
+    this.#seen.set(id, now)
+    if (this.#seen.size <= REPORT_ID_LIMIT) return
+    for (const [key, at] of this.#seen) {
+      if (at > now - REPORT_ID_MEMORY_MS && this.#seen.size <= REPORT_ID_LIMIT) break
+      this.#seen.delete(key)
+    }
+  }
+
+  #prune(now: number): void {
+    if (this.#keepMinutes > 0) pruneCounts(this.#counts, minuteOf(now) - this.#keepMinutes)
+  }
+}
+
+export class GlobalAggregator {
+  #locations = new Map<string, LocationState>()
+  /** A location silent for this long is dropped from the view (its sessions have all expired). */
+  readonly forgetAfterMs: number
+
+  constructor(forgetAfterMs = 24 * 60 * 60_000) {
+    this.forgetAfterMs = forgetAfterMs
+  }
+
+  /** Stores a location's full state (replacing the older one: idempotent) and answers with every location. */
+  exchange(location: string, state: LocationState, now: number): RoomState {
+    const known = this.#locations.get(location)
+    if (!known || known.updatedAt <= state.updatedAt) this.#locations.set(location, state)
+    return this.view(now)
+  }
+
+  view(now: number): RoomState {
+    const locations: Record<string, LocationState> = {}
+    for (const [name, state] of this.#locations) {
+      if (state.updatedAt < now - this.forgetAfterMs) this.#locations.delete(name)
+      else locations[name] = state
+    }
+    return { locations, at: now }
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * @module
+ * What an adapter supplies: conditional minute counters and the aggregation transport. Everything else —
+ * slot math, FIFO, tickets, estimates — is the core's. An adapter implements two primitives, `increment`
+ * and `sync`; it may add `takeSlot` to fuse the location and Anywhere counters into one round trip.
+ */
+import type { RoomState, WorkerReport } from './state.ts'
+
+/** The counter scope shared by every location: seed 000's "Anywhere" pool. */
+export const ANYWHERE = '*'
+
+export interface CounterRequest {
+  roomId: string
+  /** A location name, or {@link ANYWHERE}. */
+  scope: string
+  /** Minute number: each minute has its own counter (seed 000). */
+  minute: number
+  /** Take a slot only if fewer than `limit` were taken in this counter. */
+  limit: number
+  /**
+   * The ticket id asking. A counter answers a repeated token with its first answer and does not count it
+   * again, so a retry after a lost reply never takes two slots.
+   */
+  token: string
+}
+
+export interface CounterResult {
+  /** True when the slot was taken: `seq < limit` at the time of the call. */
+  taken: boolean
+  /** The counter's value before this call: a unique sequence number when taken. */
+  seq: number
+  /** True when this token had already taken a slot here: the first answer again, nothing counted now. */
+  repeat?: boolean
+}
+
+export interface SlotRequest {
+  roomId: string
+  location: string
+  minute: number
+  /** Limit for this location's counter (0 skips it). */
+  localLimit: number
+  /** Limit for the Anywhere counter (0 skips it). */
+  anywhereLimit: number
+  token: string
+}
+
+export interface SlotResult {
+  admitted: boolean
+  /** Which counter granted the slot. */
+  via?: 'location' | 'anywhere'
+  /** The ticket had already taken this slot (a retry or a replayed cookie): count nothing again. */
+  repeat?: boolean
+  /** Round trips to the backend this decision cost (1 in the common case, never more than 2). */
+  roundTrips: number
+}
+
+export interface Coordinator {
+  /** Adapter name for errors and metrics, e.g. `memory`. */
+  readonly name: string
+  /** Conditional increment of one minute counter. Counters expire a few minutes after their minute. */
+  increment(request: CounterRequest): Promise<CounterResult>
+  /**
+   * Merges a worker's report into its location (applying each report id once) and answers with the state
+   * of every location of the room, as fresh as the adapter's hierarchy allows.
+   */
+  sync(report: WorkerReport): Promise<RoomState>
+  /** Optional fused location-then-Anywhere decision in one round trip. */
+  takeSlot?(request: SlotRequest): Promise<SlotResult>
+}
+
+/** Counters are kept this many minutes past their minute, for late retries. */
+export const COUNTER_TTL_MINUTES = 3
+
+/** The location counter first; when its allocation is used up, the Anywhere counter (seed 000). */
+export async function takeSlot(coordinator: Coordinator, request: SlotRequest): Promise<SlotResult> {
+  if (coordinator.takeSlot) return coordinator.takeSlot(request)
+  const { roomId, location, minute, token } = request
+  let roundTrips = 0
+  if (request.localLimit > 0) {
+    roundTrips++
+    const local = await coordinator.increment({ roomId, scope: location, minute, limit: request.localLimit, token })
+    if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips }
+  }
+  if (request.anywhereLimit > 0) {
+    roundTrips++
+    const anywhere = await coordinator.increment({ roomId, scope: ANYWHERE, minute, limit: request.anywhereLimit, token })
+    if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips }
+  }
+  return { admitted: false, roundTrips }
+}

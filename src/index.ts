@@ -1,0 +1,16 @@
+/**
+ * @module
+ * hono-waiting-room: a virtual waiting room for Hono. `app.use(waitingRoom())` queues users when the
+ * site reaches its limits; adapters (`hono-waiting-room/memory`, `/cloudflare`, `/deno-kv`,
+ * `/bun-sqlite`, `/upstash`) share its state across workers and locations.
+ */
+export { waitingRoom, type WaitingRoomDecision, type WaitingRoomEnv, type WaitingRoomVariables, type DecisionReason } from './middleware.ts'
+export type { WaitingRoomOptions, CookieOptions, SameSite, SecureMode, FailMode } from './options.ts'
+export { WaitingRoomError, type WaitingRoomErrorCode } from './errors.ts'
+export { ANYWHERE, takeSlot, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from './coordinator.ts'
+export type { RoomState, LocationState, WorkerReport } from './state.ts'
+export { LocationAggregator, GlobalAggregator } from './aggregator.ts'
+export type { Snapshot, Bucket } from './snapshot.ts'
+export type { TemplateVariables } from './queue-page.ts'
+export type { Ticket } from './ticket.ts'
+export type { QueueingMethod } from './plan.ts'

@@ -1,0 +1,199 @@
+/**
+ * @module
+ * The middleware's options: typed, documented with their defaults, validated once with zod when
+ * `waitingRoom()` is called. A bad value throws a {@link WaitingRoomError} naming the field and what it allows.
+ */
+import { z } from 'zod'
+import type { Context, Env } from 'hono'
+import type { Coordinator } from './coordinator.ts'
+import { WaitingRoomError } from './errors.ts'
+import type { QueueingMethod } from './plan.ts'
+
+export type SameSite = 'auto' | 'lax' | 'strict' | 'none'
+export type SecureMode = 'auto' | 'always' | 'never'
+export type FailMode = 'open' | 'closed'
+
+export interface CookieOptions {
+  /** Cookie name. Default `__wroom`. */
+  name?: string
+  /** Appended as `name_suffix`, e.g. to run two rooms on one host. Default none. */
+  suffix?: string
+  /** `auto` (default): `None` over HTTPS (needs Secure, allows iframes), else `Lax` (seed 002). */
+  sameSite?: SameSite
+  /** `auto` (default): Secure exactly when the request is HTTPS. `never` cannot go with sameSite `none`. */
+  secure?: SecureMode
+  /** Cookie Domain attribute. Default none (host-only). */
+  domain?: string
+}
+
+export interface WaitingRoomOptions<E extends Env = Env> {
+  /** Identifies the room in counters, state keys and tickets. Default `default`. */
+  roomId?: string
+  /** Users allowed on the protected routes at once. Default 200. */
+  totalActiveUsers?: number
+  /** Users allowed to enter in any one minute. Default 200. */
+  newUsersPerMinute?: number
+  /** Minutes an admitted user counts as active after their last request (1–30). Default 5. */
+  sessionDurationMinutes?: number
+  /** Sessions end `sessionDurationMinutes` after admission, however active the user is. Default false. */
+  disableSessionRenewal?: boolean
+  /** `fifo` (default) or `random`; `passthrough` queues nobody; `reject` shows a static page. */
+  queueingMethod?: QueueingMethod
+  /** Queue every new user regardless of slots (wait unknown). Default false. */
+  queueAll?: boolean
+  /** Let everyone through without a ticket. Default false. */
+  suspended?: boolean
+  /** Status of the queue page: 200 (default), 202 or 429. */
+  queueingStatusCode?: 200 | 202 | 429
+  /** Answer `Accept: application/json` with the template variables as JSON. Default false. */
+  jsonResponseEnabled?: boolean
+  /** Seconds between a queued user's check-ins (5–300), jittered per check-in. Default 20. */
+  refreshIntervalSeconds?: number
+  cookie?: CookieOptions
+  /**
+   * Ticket keys, at least 32 characters each; the first seals, all open (rotation: put the new key first).
+   * Default: the `WAITING_ROOM_SECRET` environment variable or binding; with neither, a random key per
+   * process and one warning (tickets then do not survive a restart or work across processes).
+   */
+  secret?: string | string[]
+  /** A Mustache template replacing the default queue page. Default: the built-in page. */
+  template?: string
+  /** Language of the default page when the browser's is not offered. Default `en`. */
+  defaultTemplateLanguage?: string
+  /** Where the request is decided: a location name. Default: Cloudflare `cf.colo`, `DENO_REGION`, Vercel region, else `local`. */
+  location?: (c: Context<E>) => string
+  /** The shared state: an adapter, or a function of the request (for per-request bindings). Default: in-memory. */
+  coordinator?: Coordinator | ((c: Context<E>) => Coordinator)
+  /** What new users get when the coordinator fails or times out: `open` admits, `closed` (default) queues. */
+  failMode?: FailMode
+  /** Per-call timeout for the coordinator, in ms. Default 1000. */
+  coordinatorTimeoutMs?: number
+  /** Shortest interval between background reports, in ms. Default: the coordinator's preference, else 1000. */
+  syncIntervalMs?: number
+  /** The clock, in ms since the epoch. Default `Date.now`; tests pass a fake one. */
+  clock?: () => number
+}
+
+const positiveInt = (max: number) => z.number().int().min(1).max(max)
+const fn = <T>(label: string) => z.custom<T>((value) => typeof value === 'function', { message: `expected ${label}` })
+
+const cookieSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').optional(),
+  suffix: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').optional(),
+  sameSite: z.enum(['auto', 'lax', 'strict', 'none']).optional(),
+  secure: z.enum(['auto', 'always', 'never']).optional(),
+  domain: z.string().min(1).optional(),
+})
+
+const optionsSchema = z
+  .strictObject({
+    roomId: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, '1–64 letters, digits, _ . or -').optional(),
+    totalActiveUsers: positiveInt(10_000_000).optional(),
+    newUsersPerMinute: positiveInt(10_000_000).optional(),
+    sessionDurationMinutes: positiveInt(30).optional(),
+    disableSessionRenewal: z.boolean().optional(),
+    queueingMethod: z.enum(['fifo', 'random', 'passthrough', 'reject']).optional(),
+    queueAll: z.boolean().optional(),
+    suspended: z.boolean().optional(),
+    queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)]).optional(),
+    jsonResponseEnabled: z.boolean().optional(),
+    refreshIntervalSeconds: z.number().int().min(5).max(300).optional(),
+    cookie: cookieSchema.optional(),
+    secret: z
+      .union([z.string().min(32, 'at least 32 characters'), z.array(z.string().min(32, 'at least 32 characters')).min(1)])
+      .optional(),
+    template: z.string().min(1).optional(),
+    defaultTemplateLanguage: z.string().min(2).optional(),
+    location: fn<(c: Context) => string>('a function (c) => string').optional(),
+    coordinator: z
+      .custom<Coordinator | ((c: Context) => Coordinator)>(
+        (value) =>
+          typeof value === 'function' ||
+          (typeof value === 'object' && value !== null && 'increment' in value && 'sync' in value),
+        { message: 'expected a coordinator (an adapter with increment and sync) or a function returning one' },
+      )
+      .optional(),
+    failMode: z.enum(['open', 'closed']).optional(),
+    coordinatorTimeoutMs: z.number().int().min(1).max(60_000).optional(),
+    syncIntervalMs: z.number().int().min(0).max(60_000).optional(),
+    clock: fn<() => number>('a function returning ms since the epoch').optional(),
+  })
+  .superRefine((options, ctx) => {
+    if (options.cookie?.sameSite === 'none' && options.cookie.secure === 'never') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cookie', 'sameSite'],
+        message: "sameSite 'none' requires a Secure cookie: set secure to 'auto' or 'always'",
+      })
+    }
+  })
+
+/** Validates options; throws naming the first bad field and what it allows. */
+export function validateOptions<E extends Env>(options: WaitingRoomOptions<E>): WaitingRoomOptions<E> {
+  const result = optionsSchema.safeParse(options)
+  if (result.success) return options
+  const messages = result.error.issues.map((issue) => {
+    const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '(options)')
+    return `${field}: ${issue.message}`
+  })
+  throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${messages.join('; ')}`)
+}
+
+/** Every option with its default applied. */
+export interface ResolvedOptions<E extends Env = Env> {
+  roomId: string
+  totalActiveUsers: number
+  newUsersPerMinute: number
+  sessionDurationMinutes: number
+  disableSessionRenewal: boolean
+  queueingMethod: QueueingMethod
+  queueAll: boolean
+  suspended: boolean
+  queueingStatusCode: 200 | 202 | 429
+  jsonResponseEnabled: boolean
+  refreshIntervalSeconds: number
+  cookieName: string
+  sameSite: SameSite
+  secure: SecureMode
+  cookieDomain: string | undefined
+  secret: string[] | undefined
+  template: string | undefined
+  defaultTemplateLanguage: string
+  location: ((c: Context<E>) => string) | undefined
+  coordinator: Coordinator | ((c: Context<E>) => Coordinator) | undefined
+  failMode: FailMode
+  coordinatorTimeoutMs: number
+  syncIntervalMs: number | undefined
+  clock: () => number
+}
+
+export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {}): ResolvedOptions<E> {
+  const options = validateOptions(input)
+  const baseName = options.cookie?.name ?? '__wroom'
+  return {
+    roomId: options.roomId ?? 'default',
+    totalActiveUsers: options.totalActiveUsers ?? 200,
+    newUsersPerMinute: options.newUsersPerMinute ?? 200,
+    sessionDurationMinutes: options.sessionDurationMinutes ?? 5,
+    disableSessionRenewal: options.disableSessionRenewal ?? false,
+    queueingMethod: options.queueingMethod ?? 'fifo',
+    queueAll: options.queueAll ?? false,
+    suspended: options.suspended ?? false,
+    queueingStatusCode: options.queueingStatusCode ?? 200,
+    jsonResponseEnabled: options.jsonResponseEnabled ?? false,
+    refreshIntervalSeconds: options.refreshIntervalSeconds ?? 20,
+    cookieName: options.cookie?.suffix ? `${baseName}_${options.cookie.suffix}` : baseName,
+    sameSite: options.cookie?.sameSite ?? 'auto',
+    secure: options.cookie?.secure ?? 'auto',
+    cookieDomain: options.cookie?.domain,
+    secret: options.secret === undefined ? undefined : Array.isArray(options.secret) ? options.secret : [options.secret],
+    template: options.template,
+    defaultTemplateLanguage: options.defaultTemplateLanguage ?? 'en',
+    location: options.location,
+    coordinator: options.coordinator,
+    failMode: options.failMode ?? 'closed',
+    coordinatorTimeoutMs: options.coordinatorTimeoutMs ?? 1000,
+    syncIntervalMs: options.syncIntervalMs,
+    clock: options.clock ?? Date.now,
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * @module
+ * The minute's plan: how many slots there are, how they split across locations and the Anywhere pool,
+ * which queued buckets they reserve (FIFO), and from that the counter limits for one user. Pure and
+ * computed once per snapshot and minute, so a decision costs a lookup and a counter call.
+ */
+import { allocateSlots, availableSlots, eligibleSlots, type Allocation, type EligibleBucket, type Limits } from './slots.ts'
+import type { Snapshot } from './snapshot.ts'
+
+export type QueueingMethod = 'fifo' | 'random' | 'passthrough' | 'reject'
+
+export interface MinutePlan {
+  minute: number
+  /** Slots for the whole minute (counted once: this minute's admissions are not counted again as active). */
+  slots: number
+  /** Slots not yet used this minute, as far as the snapshot knows. */
+  remaining: number
+  /** The counters' limits: location allocations and the Anywhere pool (seed 000). */
+  allocation: Allocation
+  /** Queued buckets, oldest first, with the slots this minute reserves for them (seed 001). */
+  buckets: EligibleBucket[]
+  /** Waiting users in buckets older than `buckets[i]`, for each i. */
+  waitingBefore: number[]
+  /** Reserved slots in total (what FIFO keeps from new users). */
+  reserved: number
+  traffic: Record<string, number>
+  totalActiveUsers: number
+}
+
+export function planMinute(snapshot: Snapshot, limits: Limits): MinutePlan {
+  const slots = availableSlots(limits, snapshot.activeUsers, snapshot.admittedThisMinute)
+  const remaining = Math.max(0, slots - snapshot.admittedThisMinute)
+  const buckets = eligibleSlots(snapshot.buckets, remaining)
+  const waitingBefore: number[] = []
+  let waiting = 0
+  let reserved = 0
+  for (const bucket of buckets) {
+    waitingBefore.push(waiting)
+    waiting += bucket.waiting
+    reserved += bucket.eligibleSlots
+  }
+  return {
+    minute: snapshot.minute,
+    slots,
+    remaining,
+    allocation: allocateSlots(slots, snapshot.traffic, limits.totalActiveUsers),
+    buckets,
+    waitingBefore,
+    reserved,
+    traffic: snapshot.traffic,
+    totalActiveUsers: limits.totalActiveUsers,
+  }
+}
+
+/** The limits one user's counter calls use; `undefined` when the user's bucket is not yet eligible. */
+export interface CounterLimits {
+  localLimit: number
+  anywhereLimit: number
+}
+
+/** Index of the first bucket not older than `bucketId` (buckets are sorted oldest first). */
+function firstNotOlder(buckets: readonly EligibleBucket[], bucketId: number): number {
+  let low = 0
+  let high = buckets.length
+  while (low < high) {
+    const middle = (low + high) >> 1
+    if (buckets[middle]!.bucketId < bucketId) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+/** Reserved slots held back from `location` and from Anywhere, split by the same traffic shares as slots. */
+function heldBack(plan: MinutePlan, location: string, reserved: number): { local: number; anywhere: number } {
+  if (reserved <= 0) return { local: 0, anywhere: 0 }
+  const split = allocateSlots(reserved, plan.traffic, plan.totalActiveUsers)
+  return { local: split.locations[location] ?? 0, anywhere: split.anywhere }
+}
+
+/**
+ * FIFO limits. A new user may only use what the queued buckets leave. A queued user of bucket b may enter
+ * once every older bucket fits in the remaining slots, and may not use what is reserved for older buckets:
+ * its limits leave their reservation free, so a later bucket is never admitted ahead of an earlier one.
+ */
+export function fifoLimits(plan: MinutePlan, location: string, bucketId: number | undefined): CounterLimits | undefined {
+  let reservedAhead: number
+  if (bucketId === undefined) {
+    reservedAhead = plan.reserved
+  } else {
+    const index = firstNotOlder(plan.buckets, bucketId)
+    const waitingAhead = index < plan.buckets.length ? plan.waitingBefore[index]! : sumWaiting(plan.buckets)
+    if (waitingAhead >= plan.remaining) return undefined
+    reservedAhead = 0
+    for (let i = 0; i < index; i++) reservedAhead += plan.buckets[i]!.eligibleSlots
+  }
+  const held = heldBack(plan, location, reservedAhead)
+  return {
+    localLimit: Math.max(0, (plan.allocation.locations[location] ?? 0) - held.local),
+    anywhereLimit: Math.max(0, plan.allocation.anywhere - held.anywhere),
+  }
+}
+
+const sumWaiting = (buckets: readonly EligibleBucket[]): number => buckets.reduce((sum, b) => sum + b.waiting, 0)
+
+/**
+ * Random queueing (seed 002): every slot is open to queued and new users alike. While users are queued,
+ * the minute's slots are released in steps at pseudo-random moments (the same for every worker of the
+ * room), so no arrival or check-in time within the minute is favoured.
+ */
+export function randomLimits(plan: MinutePlan, location: string, releasedFraction: number): CounterLimits {
+  const fraction = plan.buckets.length === 0 ? 1 : releasedFraction
+  return {
+    localLimit: Math.floor((plan.allocation.locations[location] ?? 0) * fraction),
+    anywhereLimit: Math.floor(plan.allocation.anywhere * fraction),
+  }
+}
+
+/** Number of release moments per minute in random queueing. */
+export const RANDOM_RELEASES_PER_MINUTE = 6
+
+/** Share of the minute's slots released by `msIntoMinute`, from release moments seeded by room and minute. */
+export function releasedFraction(roomId: string, minute: number, msIntoMinute: number): number {
+  const next = seededRandom(`${roomId}\n${minute}`)
+  let released = 0
+  for (let i = 0; i < RANDOM_RELEASES_PER_MINUTE; i++) {
+    // Moments spread over the whole minute, one in each sixth, at a random point within it.
+    const moment = ((i + next()) * 60_000) / RANDOM_RELEASES_PER_MINUTE
+    if (moment <= msIntoMinute) released++
+  }
+  return released / RANDOM_RELEASES_PER_MINUTE
+}
+
+/** A small deterministic PRNG (FNV-1a seed, mulberry32 steps): same sequence for the same text everywhere. */
+export function seededRandom(text: string): () => number {
+  let state = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) state = Math.imul(state ^ text.charCodeAt(i), 0x01000193)
+  return () => {
+    state = (state + 0x6d2b79f5) | 0
+    let t = Math.imul(state ^ (state >>> 15), 1 | state)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}

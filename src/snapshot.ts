@@ -1,0 +1,117 @@
+/**
+ * @module
+ * Turns the raw per-location counts into the snapshot a worker decides from. Pure: the clock is an argument.
+ */
+import { minuteOf } from './clock.ts'
+import { fieldMinute, type RoomState } from './state.ts'
+
+/** Minutes a queued user stays in the waiting count after their last check-in (current + previous). */
+export const WAITING_WINDOW_MINUTES = 2
+/** Traffic shares come from the minute before last: complete, so it no longer changes (seeds 000, 001). */
+export const TRAFFIC_REFERENCE_AGE = 2
+/** Admissions are averaged over this many completed minutes for wait estimates. */
+export const ADMISSIONS_AVERAGE_MINUTES = 5
+
+export interface Bucket {
+  /** Minute number of first arrival (seed 001). */
+  bucketId: number
+  waiting: number
+}
+
+export interface LocationSummary {
+  activeUsers: number
+  waitingUsers: number
+  admittedThisMinute: number
+}
+
+export interface Snapshot {
+  /** The minute this snapshot was computed for. */
+  minute: number
+  /** Users with a live session, all locations. Includes this minute's admissions. */
+  activeUsers: number
+  /** Admissions already made in `minute` (so slot math counts them once, not again as active). */
+  admittedThisMinute: number
+  /** Queued buckets, oldest first, with positive waiting counts. */
+  buckets: Bucket[]
+  waitingUsers: number
+  /** Users seen per location in the reference minute (minute − 2). */
+  traffic: Record<string, number>
+  /** Average admissions per completed minute over the last few minutes (0 when none were recorded). */
+  admissionsPerMinute: number
+  locations: Record<string, LocationSummary>
+  /** ms at which the aggregated state was produced. */
+  stateAt: number
+}
+
+/** Minutes an admitted user counts as active after the minute of their last check-in (inclusive). */
+export const sessionWindowStart = (minute: number, sessionDurationMinutes: number): number =>
+  minute - sessionDurationMinutes
+
+export function buildSnapshot(state: RoomState, now: number, sessionDurationMinutes: number): Snapshot {
+  const minute = minuteOf(now)
+  const activeFrom = sessionWindowStart(minute, sessionDurationMinutes)
+  const waitingFrom = minute - WAITING_WINDOW_MINUTES + 1
+  const trafficMinute = minute - TRAFFIC_REFERENCE_AGE
+  const averageFrom = minute - ADMISSIONS_AVERAGE_MINUTES
+
+  let activeUsers = 0
+  let admittedThisMinute = 0
+  let waitingUsers = 0
+  let oldestAdmissionMinute = minute
+  let admissionsInAverage = 0
+  const waitingByBucket = new Map<number, number>()
+  const traffic: Record<string, number> = {}
+  const locations: Record<string, LocationSummary> = {}
+
+  for (const name in state.locations) {
+    const counts = state.locations[name]!.counts
+    const summary: LocationSummary = { activeUsers: 0, waitingUsers: 0, admittedThisMinute: 0 }
+    for (const field in counts) {
+      const value = counts[field]!
+      const at = fieldMinute(field)
+      switch (field.charCodeAt(0)) {
+        case 97: // a: active
+          if (at >= activeFrom && at <= minute) summary.activeUsers += value
+          break
+        case 110: // n: admissions
+          if (at === minute) summary.admittedThisMinute += value
+          else if (at >= averageFrom && at < minute) {
+            admissionsInAverage += value
+            if (at < oldestAdmissionMinute) oldestAdmissionMinute = at
+          }
+          break
+        case 116: // t: traffic
+          if (at === trafficMinute) traffic[name] = (traffic[name] ?? 0) + value
+          break
+        case 119: // w: waiting
+          if (at >= waitingFrom && at <= minute) {
+            const bucketId = Number(field.slice(field.indexOf('.') + 1))
+            waitingByBucket.set(bucketId, (waitingByBucket.get(bucketId) ?? 0) + value)
+            summary.waitingUsers += value
+          }
+          break
+      }
+    }
+    activeUsers += summary.activeUsers
+    admittedThisMinute += summary.admittedThisMinute
+    waitingUsers += summary.waitingUsers
+    locations[name] = summary
+  }
+
+  const buckets: Bucket[] = []
+  for (const [bucketId, waiting] of waitingByBucket) if (waiting > 0) buckets.push({ bucketId, waiting })
+  buckets.sort((x, y) => x.bucketId - y.bucketId)
+  // Average over the minutes the room has existed, up to five: a young room is not diluted by empty history.
+  const minutesAveraged = minute - oldestAdmissionMinute
+  return {
+    minute,
+    activeUsers: Math.max(0, activeUsers),
+    admittedThisMinute: Math.max(0, admittedThisMinute),
+    buckets,
+    waitingUsers: Math.max(0, waitingUsers),
+    traffic,
+    admissionsPerMinute: minutesAveraged > 0 ? admissionsInAverage / minutesAveraged : 0,
+    locations,
+    stateAt: state.at,
+  }
+}

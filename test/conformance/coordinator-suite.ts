@@ -1,0 +1,179 @@
+/**
+ * @module
+ * The one conformance suite every coordinator adapter passes, in its own runtime. It takes the test
+ * functions as arguments so the same file runs under vitest, `deno test` and `bun test`: no `node:`
+ * imports, no `Buffer`, only Web APIs and the few matchers all three share.
+ */
+import { ANYWHERE, type Coordinator } from '../../src/coordinator.ts'
+import type { RoomState, WorkerReport } from '../../src/state.ts'
+
+type Fn = () => void | Promise<void>
+
+/** The matchers this suite uses; vitest's, bun's and jest-compatible `expect`s all provide them. */
+export interface Expectation {
+  toBe(expected: unknown): void
+  toEqual(expected: unknown): void
+  toBeGreaterThanOrEqual(expected: number): void
+  toBeLessThanOrEqual(expected: number): void
+  toBeUndefined(): void
+}
+
+export interface TestApi {
+  describe(name: string, body: () => void): void
+  it(name: string, body: Fn, timeoutMs?: number): void
+  beforeAll(body: Fn): void
+  afterAll(body: Fn): void
+  expect(value: unknown): Expectation
+}
+
+export interface ConformanceHarness {
+  /** Adapter name shown in test titles. */
+  name: string
+  /** A coordinator over the backend (each test uses its own room ids, so one backend can serve all). */
+  create(): Coordinator | Promise<Coordinator>
+  /** A new coordinator over the same backend, as after a restart of the process or of the backend's objects. */
+  reopen(previous: Coordinator): Coordinator | Promise<Coordinator>
+  /** How many times to sync before other locations' state must be visible (hierarchies with exchange lag). */
+  syncsToPropagate?: number
+  /** Clock step between those syncs, in ms. */
+  propagationStepMs?: number
+  close?(): void | Promise<void>
+}
+
+/** A fixed minute for tests: 2026-11-30 12:00 UTC. */
+const BASE_MINUTE = 29_405_520
+const BASE_MS = BASE_MINUTE * 60_000
+
+const room = (label: string): string => `${label}-${crypto.randomUUID().slice(0, 8)}`
+
+function report(roomId: string, location: string, at: number, deltas: Record<string, number>, id = crypto.randomUUID()): WorkerReport {
+  return { id, roomId, location, at, keepMinutes: 10, deltas }
+}
+
+export function coordinatorConformance(t: TestApi, harness: ConformanceHarness): void {
+  const { describe, it, expect, beforeAll, afterAll } = t
+  const steps = harness.syncsToPropagate ?? 1
+  const stepMs = harness.propagationStepMs ?? 1000
+
+  /** Syncs every location (empty reports) until the view satisfies `done`, or the allowed syncs run out. */
+  async function propagate(coordinator: Coordinator, roomId: string, locations: string[], from: number): Promise<RoomState> {
+    let view: RoomState = { locations: {}, at: 0 }
+    for (let i = 0; i <= steps; i++) {
+      for (const location of locations) view = await coordinator.sync(report(roomId, location, from + i * stepMs, {}))
+    }
+    return view
+  }
+
+  describe(`coordinator conformance: ${harness.name}`, () => {
+    let coordinator: Coordinator
+    beforeAll(async () => {
+      coordinator = await harness.create()
+    })
+    afterAll(async () => {
+      await harness.close?.()
+    })
+
+    it('gives unique sequence numbers and exactly `limit` slots under high concurrency', async () => {
+      const roomId = room('seq')
+      const calls = Array.from({ length: 500 }, (_, i) =>
+        coordinator.increment({ roomId, scope: 'SJC', minute: BASE_MINUTE, limit: 200, token: `t${i}` }),
+      )
+      const results = await Promise.all(calls)
+      const taken = results.filter((r) => r.taken)
+      expect(taken.length).toBe(200)
+      const seqs = new Set(taken.map((r) => r.seq))
+      expect(seqs.size).toBe(200)
+      expect(Math.min(...seqs)).toBe(0)
+      expect(Math.max(...seqs)).toBe(199)
+      for (const r of results.filter((r) => !r.taken)) expect(r.seq).toBeGreaterThanOrEqual(200)
+    }, 60_000)
+
+    it('keeps one counter per scope and minute', async () => {
+      const roomId = room('keys')
+      const take = (scope: string, minute: number, token: string) =>
+        coordinator.increment({ roomId, scope, minute, limit: 1, token })
+      expect((await take('SJC', BASE_MINUTE, 'a')).taken).toBe(true)
+      expect((await take('SJC', BASE_MINUTE, 'b')).taken).toBe(false)
+      // Another minute, another location and the Anywhere pool each have their own count.
+      expect((await take('SJC', BASE_MINUTE + 1, 'c')).taken).toBe(true)
+      expect((await take('LHR', BASE_MINUTE, 'd')).taken).toBe(true)
+      expect((await take(ANYWHERE, BASE_MINUTE, 'e')).taken).toBe(true)
+      expect((await take(ANYWHERE, BASE_MINUTE, 'f')).taken).toBe(false)
+    })
+
+    it('does not count a retried token twice, and a larger limit later in the minute opens more slots', async () => {
+      const roomId = room('retry')
+      const first = await coordinator.increment({ roomId, scope: 'SJC', minute: BASE_MINUTE, limit: 2, token: 'same' })
+      const again = await coordinator.increment({ roomId, scope: 'SJC', minute: BASE_MINUTE, limit: 2, token: 'same' })
+      expect(first.taken).toBe(true)
+      expect(again.taken).toBe(true)
+      expect(again.repeat).toBe(true)
+      expect(again.seq).toBe(first.seq)
+      expect((await coordinator.increment({ roomId, scope: 'SJC', minute: BASE_MINUTE, limit: 2, token: 'other' })).taken).toBe(true)
+      expect((await coordinator.increment({ roomId, scope: 'SJC', minute: BASE_MINUTE, limit: 2, token: 'third' })).taken).toBe(false)
+      expect((await coordinator.increment({ roomId, scope: 'SJC', minute: BASE_MINUTE, limit: 3, token: 'third' })).taken).toBe(true)
+    })
+
+    it('merges reports of several workers per location and answers with every location', async () => {
+      const roomId = room('merge')
+      await coordinator.sync(report(roomId, 'NBO', BASE_MS, { [`a${BASE_MINUTE}`]: 100, [`w${BASE_MINUTE}.${BASE_MINUTE - 2}`]: 2 }))
+      await coordinator.sync(report(roomId, 'NBO', BASE_MS + 10, { [`a${BASE_MINUTE}`]: 51, [`w${BASE_MINUTE}.${BASE_MINUTE - 1}`]: 20 }))
+      await coordinator.sync(report(roomId, 'DUB', BASE_MS + 20, { [`a${BASE_MINUTE}`]: 50, [`w${BASE_MINUTE}.${BASE_MINUTE - 1}`]: 30 }))
+      const view = await propagate(coordinator, roomId, ['NBO', 'DUB'], BASE_MS + 30)
+      expect(view.locations.NBO?.counts).toEqual({ [`a${BASE_MINUTE}`]: 151, [`w${BASE_MINUTE}.${BASE_MINUTE - 2}`]: 2, [`w${BASE_MINUTE}.${BASE_MINUTE - 1}`]: 20 })
+      expect(view.locations.DUB?.counts).toEqual({ [`a${BASE_MINUTE}`]: 50, [`w${BASE_MINUTE}.${BASE_MINUTE - 1}`]: 30 })
+    })
+
+    it('subtracts as well as adds (a renewal moves a count between minutes)', async () => {
+      const roomId = room('move')
+      await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [`a${BASE_MINUTE}`]: 3 }))
+      const view = await coordinator.sync(report(roomId, 'SJC', BASE_MS + 60_000, { [`a${BASE_MINUTE}`]: -1, [`a${BASE_MINUTE + 1}`]: 1 }))
+      expect(view.locations.SJC?.counts).toEqual({ [`a${BASE_MINUTE}`]: 2, [`a${BASE_MINUTE + 1}`]: 1 })
+    })
+
+    it('applies a retried report once', async () => {
+      const roomId = room('idem')
+      const same = report(roomId, 'SJC', BASE_MS, { [`n${BASE_MINUTE}`]: 5 }, 'report-1')
+      await coordinator.sync(same)
+      await coordinator.sync(same)
+      const view = await coordinator.sync(report(roomId, 'SJC', BASE_MS + 1, {}))
+      expect(view.locations.SJC?.counts[`n${BASE_MINUTE}`]).toBe(5)
+    })
+
+    it('drops fields older than the room keeps', async () => {
+      const roomId = room('prune')
+      await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [`a${BASE_MINUTE}`]: 4, [`t${BASE_MINUTE}`]: 4 }))
+      const later = BASE_MS + 12 * 60_000 // keepMinutes is 10
+      const view = await coordinator.sync(report(roomId, 'SJC', later, { [`a${BASE_MINUTE + 12}`]: 1 }))
+      expect(view.locations.SJC?.counts).toEqual({ [`a${BASE_MINUTE + 12}`]: 1 })
+    })
+
+    it('keeps rooms apart', async () => {
+      const one = room('iso')
+      const two = room('iso')
+      await coordinator.increment({ roomId: one, scope: 'SJC', minute: BASE_MINUTE, limit: 1, token: 'x' })
+      expect((await coordinator.increment({ roomId: two, scope: 'SJC', minute: BASE_MINUTE, limit: 1, token: 'y' })).taken).toBe(true)
+      await coordinator.sync(report(one, 'SJC', BASE_MS, { [`a${BASE_MINUTE}`]: 7 }))
+      const view = await coordinator.sync(report(two, 'SJC', BASE_MS, {}))
+      expect(view.locations.SJC?.counts[`a${BASE_MINUTE}`]).toBeUndefined()
+    })
+
+    it('survives a restart: counters never reopen admitted slots and state comes back', async () => {
+      const roomId = room('restart')
+      for (let i = 0; i < 3; i++) await coordinator.increment({ roomId, scope: 'SJC', minute: BASE_MINUTE, limit: 5, token: `before${i}` })
+      await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [`a${BASE_MINUTE}`]: 3, [`n${BASE_MINUTE}`]: 3 }))
+      await coordinator.sync(report(roomId, 'LHR', BASE_MS, { [`a${BASE_MINUTE}`]: 2 }))
+      await propagate(coordinator, roomId, ['SJC', 'LHR'], BASE_MS + 1)
+      coordinator = await harness.reopen(coordinator)
+      let taken = 0
+      for (let i = 0; i < 5; i++) {
+        if ((await coordinator.increment({ roomId, scope: 'SJC', minute: BASE_MINUTE, limit: 5, token: `after${i}` })).taken) taken++
+      }
+      expect(taken).toBe(2)
+      await coordinator.sync(report(roomId, 'SJC', BASE_MS + 30_000, { [`a${BASE_MINUTE}`]: 2 }))
+      const view = await propagate(coordinator, roomId, ['SJC', 'LHR'], BASE_MS + 30_001)
+      expect(view.locations.SJC?.counts[`a${BASE_MINUTE}`]).toBe(5)
+      expect(view.locations.LHR?.counts[`a${BASE_MINUTE}`]).toBe(2)
+    })
+  })
+}
