@@ -57,6 +57,11 @@ export interface SlotResult {
 export interface Coordinator {
   /** Adapter name for errors and metrics, e.g. `memory`. */
   readonly name: string
+  /**
+   * How often workers should report, in ms, when the `syncIntervalMs` option is not set. In-process
+   * backends say 0 (report right away: it costs nothing); remote ones leave it unset (1000).
+   */
+  readonly preferredSyncIntervalMs?: number
   /** Conditional increment of one minute counter. Counters expire a few minutes after their minute. */
   increment(request: CounterRequest): Promise<CounterResult>
   /**

@@ -95,7 +95,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     fixedCoordinator ?? (o.coordinator as (c: Context) => Coordinator)(c)
   const locationOf = (o.location ?? defaultLocation) as (c: Context) => string
   const syncIntervalMs =
-    o.syncIntervalMs ?? (fixedCoordinator as { preferredSyncIntervalMs?: number } | undefined)?.preferredSyncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS
+    o.syncIntervalMs ?? fixedCoordinator?.preferredSyncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS
   const link = new WorkerLink({
     roomId: o.roomId,
     sessionDurationMinutes: o.sessionDurationMinutes,

@@ -73,6 +73,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
 
   return {
     name: DRIVER_NAME,
+    preferredSyncIntervalMs: 0,
     get counterCount() {
       return counters.size
     },

@@ -46,7 +46,7 @@ const BASE_MS = BASE_MINUTE * 60_000
 
 const room = (label: string): string => `${label}-${crypto.randomUUID().slice(0, 8)}`
 
-function report(roomId: string, location: string, at: number, deltas: Record<string, number>, id = crypto.randomUUID()): WorkerReport {
+function report(roomId: string, location: string, at: number, deltas: Record<string, number>, id: string = crypto.randomUUID()): WorkerReport {
   return { id, roomId, location, at, keepMinutes: 10, deltas }
 }
 
