@@ -1,0 +1,75 @@
+/**
+ * @module
+ * A room behind a tiny Hono app, with a fake clock and cookie helpers, for tests that drive the
+ * middleware through `app.request()` (no server).
+ */
+import { Hono } from 'hono'
+import { waitingRoom, type WaitingRoomEnv, type WaitingRoomOptions } from '../../src/index.ts'
+import { memoryCoordinator } from '../../adapters/memory/index.ts'
+import type { Coordinator } from '../../src/coordinator.ts'
+
+/** 2026-11-30 12:00:00 UTC, the start of a minute. */
+export const START = Date.UTC(2026, 10, 30, 12, 0, 0)
+export const TEST_SECRET = 'test-secret-0123456789-abcdefghijklmnop'
+
+export interface Visit {
+  status: number
+  /** `admitted` when the origin answered, `queued` for the queue page. */
+  outcome: 'admitted' | 'queued' | 'other'
+  /** The ticket cookie to send next time (the new one if set, else the one sent). */
+  cookie: string | undefined
+  response: Response
+  body: string
+}
+
+/** Background reports settle in a macrotask turn. */
+export const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+
+/** Counts coordinator calls by method. */
+export function countingCoordinator(inner: Coordinator): Coordinator & { calls: Record<string, number> } {
+  const calls: Record<string, number> = { increment: 0, sync: 0 }
+  return {
+    name: inner.name,
+    preferredSyncIntervalMs: inner.preferredSyncIntervalMs,
+    calls,
+    increment(request) {
+      calls.increment!++
+      return inner.increment(request)
+    },
+    sync(report) {
+      calls.sync!++
+      return inner.sync(report)
+    },
+  }
+}
+
+export function roomHarness(options: WaitingRoomOptions = {}) {
+  const clock = { now: START }
+  const coordinator = countingCoordinator((options.coordinator as Coordinator | undefined) ?? memoryCoordinator())
+  const app = new Hono<WaitingRoomEnv>()
+  app.use('*', waitingRoom({ secret: TEST_SECRET, clock: () => clock.now, ...options, coordinator }))
+  app.get('*', (c) => c.text(`origin ${c.get('waitingRoom').reason}`))
+  const cookieName = options.cookie?.suffix ? `${options.cookie.name ?? '__wroom'}_${options.cookie.suffix}` : (options.cookie?.name ?? '__wroom')
+
+  async function visit(cookie?: string, init: { path?: string; headers?: Record<string, string> } = {}): Promise<Visit> {
+    const headers: Record<string, string> = { ...init.headers }
+    if (cookie) headers.cookie = `${cookieName}=${cookie}`
+    const response = await app.request(init.path ?? '/', { headers })
+    const body = await response.text()
+    await settle()
+    const set = response.headers.get('set-cookie')
+    const fresh = set?.startsWith(`${cookieName}=`) ? set.slice(cookieName.length + 1, set.indexOf(';')) : undefined
+    const outcome = body.startsWith('origin') ? 'admitted' : body.includes('<!doctype html>') || body.includes('waitingRoom') ? 'queued' : 'other'
+    return { status: response.status, outcome, cookie: fresh ?? cookie, response, body }
+  }
+
+  return {
+    app,
+    clock,
+    coordinator,
+    visit,
+    advance(ms: number) {
+      clock.now += ms
+    },
+  }
+}
