@@ -1,7 +1,7 @@
 /**
  * @module
- * `waitingRoom()`: the Hono middleware that wires tickets, the worker's snapshot, the minute plan and the
- * coordinator's counters together (DESIGN "The request pipeline").
+ * `waitingRoom()`: the Hono middleware that wires coverage, tickets, settings and events, the worker's
+ * snapshot, the minute plan and the coordinator's counters together (DESIGN "The request pipeline").
  */
 import type { Context, Env, MiddlewareHandler } from 'hono'
 import { env as runtimeEnv } from 'hono/adapter'
@@ -9,29 +9,36 @@ import { memoryCoordinator } from '../adapters/memory/index.ts'
 import { minuteOf, MINUTE_MS } from './clock.ts'
 import { takeSlot, type Coordinator, type SlotResult } from './coordinator.ts'
 import { isHttps, readCookie, serializeCookie } from './cookie.ts'
+import { coverageCheck } from './coverage.ts'
+import { normalizeEvents } from './events.ts'
+import { defaultLocation } from './location.ts'
+import { messagesFor } from './messages.ts'
+import { RoomMetrics } from './metrics.ts'
 import { resolveOptions, type ResolvedOptions, type WaitingRoomOptions } from './options.ts'
 import { fifoLimits, planMinute, randomLimits, releasedFraction, type CounterLimits, type MinutePlan } from './plan.ts'
-import { formatWait, messagesFor, renderQueuePage, type TemplateVariables } from './queue-page.ts'
+import { renderQueuePage } from './queue-page.ts'
+import { queueVariables } from './queue-variables.ts'
+import { SettingsSource, type EffectiveSettings } from './settings.ts'
 import { WAITING_WINDOW_MINUTES, type Snapshot } from './snapshot.ts'
-import { activeField, admittedField, trafficField, waitingField } from './state.ts'
+import { activeField, admittedField, revokedField, trafficField, waitingField } from './state.ts'
 import { randomId, TicketSealer, type Ticket } from './ticket.ts'
-import { estimateFifoWait, estimateRandomWait, usersAhead } from './wait.ts'
 import { withTimeout, WorkerLink } from './worker-link.ts'
-import { defaultLocation } from './location.ts'
 
-/** Why a request got its outcome. */
+/** Why a request got its outcome (each reason implies one outcome, see `OUTCOME_OF` in metrics.ts). */
 export type DecisionReason =
-  | 'session' // a live admitted ticket
+  | 'session' // admitted: a live admitted ticket
   | 'slot' // admitted now through a counter
-  | 'passthrough' // queueing method passthrough: admitted and counted
-  | 'suspended' // the room is suspended: no ticket
-  | 'fail-open' // the coordinator failed and failMode is open
+  | 'passthrough' // admitted and counted: queueing method passthrough
+  | 'fail-open' // admitted: the coordinator failed and failMode is open
+  | 'suspended' // bypassed: the room is suspended, no ticket
+  | 'bypass' // bypassed: not covered (path, host, method, rule or verified crawler)
   | 'no-slot' // queued: no slot this minute
   | 'not-eligible' // queued: older buckets come first (FIFO)
   | 'too-early' // queued: check-in before the refresh interval; nothing decided
   | 'queue-all' // queued: the room queues everyone
+  | 'prequeue' // queued: an event has not started yet
   | 'fail-closed' // queued: the coordinator failed and failMode is closed
-  | 'reject' // queueing method reject
+  | 'reject' // rejected: queueing method reject
 
 /** The decision, available to the origin as `c.get('waitingRoom')`. */
 export interface WaitingRoomDecision {
@@ -48,21 +55,34 @@ export type WaitingRoomVariables = { waitingRoom: WaitingRoomDecision }
 /** Add to your app's Env (`new Hono<WaitingRoomEnv>()`) to type `c.get('waitingRoom')`. */
 export type WaitingRoomEnv = { Variables: WaitingRoomVariables }
 
-const RANDOM_JITTER = 0.1
+/** What the admin API needs from a running room (`waitingRoomAdmin(room, …)`). */
+export interface RoomHandle {
+  readonly roomId: string
+  readonly options: ResolvedOptions
+  readonly settings: SettingsSource
+  readonly metrics: RoomMetrics
+  readonly link: WorkerLink
+  coordinatorOf(c: Context): Coordinator
+  locationOf(c: Context): string
+  /** The snapshot and plan now, syncing first when this worker has none. */
+  status(c: Context): Promise<{ settings: EffectiveSettings; snapshot: Snapshot; plan: MinutePlan }>
+}
+
+export type WaitingRoomMiddleware<E extends Env = Env> = MiddlewareHandler<E & WaitingRoomEnv> & { readonly room: RoomHandle }
+
+/** Refresh intervals vary by ±10% per check-in, so check-ins spread out (seed 002). */
+const REFRESH_JITTER = 0.1
 /** A check-in this much before its refresh interval is over still counts (browser timers are not exact). */
 const CHECK_IN_TOLERANCE_MS = 1000
 /** A ticket checked in further in the future than this was not sealed by a sane clock: a new user. */
 const CLOCK_SKEW_MS = 30_000
-/** Longest a worker uses a snapshot before refreshing it with nothing to report. */
+/** Longest a worker uses a snapshot (or settings) before refreshing them with nothing to report. */
 const MAX_SNAPSHOT_AGE_MS = 5000
-/** Preferred report interval when the coordinator states none (remote backends). */
+/** Report interval when neither the option nor the coordinator states one (remote backends). */
 const DEFAULT_SYNC_INTERVAL_MS = 1000
-
-/** Refresh interval for one check-in: the base ± 10%, so check-ins spread over time (seed 002). */
-function jitteredRefresh(base: number): number {
-  const spread = Math.max(1, Math.round(base * RANDOM_JITTER))
-  return base + Math.round((Math.random() * 2 - 1) * spread)
-}
+/** Prequeued users of a shuffled event get one of this many buckets before the start, at random. */
+const SHUFFLE_BUCKETS = 60
+const COMMAND_HEADER = 'waiting-room-command'
 
 function waitUntilOf(c: Context): ((promise: Promise<unknown>) => void) | undefined {
   try {
@@ -86,24 +106,41 @@ function waitUntilOf(c: Context): ((promise: Promise<unknown>) => void) | undefi
  * app.get('/', (c) => c.text(`you are ${c.get('waitingRoom').outcome}`))
  * ```
  */
-export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> = {}): MiddlewareHandler<E & WaitingRoomEnv> {
-  const o: ResolvedOptions<E> = resolveOptions(options)
+export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> = {}): WaitingRoomMiddleware<E> {
+  // The user's functions take the app's Context<E>; inside, every Context is the plain one.
+  const o = resolveOptions(options) as unknown as ResolvedOptions
+  const settings = new SettingsSource(
+    o.roomId,
+    {
+      totalActiveUsers: o.totalActiveUsers,
+      newUsersPerMinute: o.newUsersPerMinute,
+      sessionDurationMinutes: o.sessionDurationMinutes,
+      disableSessionRenewal: o.disableSessionRenewal,
+      queueingMethod: o.queueingMethod,
+      queueAll: o.queueAll,
+      suspended: o.suspended,
+      queueingStatusCode: o.queueingStatusCode,
+      template: o.template,
+    },
+    normalizeEvents(o.events),
+    o.storage,
+    MAX_SNAPSHOT_AGE_MS,
+  )
   const fixedCoordinator: Coordinator | undefined =
     typeof o.coordinator === 'function' ? undefined : (o.coordinator ?? memoryCoordinator())
-  // The user's functions take the app's own Context<E>; ours carries the waiting room's variables too.
-  const coordinatorOf = (c: Context): Coordinator =>
-    fixedCoordinator ?? (o.coordinator as (c: Context) => Coordinator)(c)
-  const locationOf = (o.location ?? defaultLocation) as (c: Context) => string
-  const syncIntervalMs =
-    o.syncIntervalMs ?? fixedCoordinator?.preferredSyncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS
+  const coordinatorOf = (c: Context): Coordinator => fixedCoordinator ?? (o.coordinator as (c: Context) => Coordinator)(c)
+  const locationOf: (c: Context) => string = o.location ?? defaultLocation
   const link = new WorkerLink({
     roomId: o.roomId,
     sessionDurationMinutes: o.sessionDurationMinutes,
-    syncIntervalMs,
+    syncIntervalMs: o.syncIntervalMs ?? fixedCoordinator?.preferredSyncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS,
     maxSnapshotAgeMs: MAX_SNAPSHOT_AGE_MS,
     timeoutMs: o.coordinatorTimeoutMs,
   })
-  const sessionMinutes = o.sessionDurationMinutes
+  const metrics = new RoomMetrics()
+  const covers = coverageCheck(o.coverage)
+  const revokeEnabled = o.enabledOriginCommands.includes('revoke')
+  const cookieAttributes = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain }
 
   let sealer: TicketSealer | undefined = o.secret ? new TicketSealer(o.roomId, o.secret) : undefined
   const sealerOf = (c: Context): TicketSealer => {
@@ -127,31 +164,36 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
   }
 
   let plan: MinutePlan | undefined
-  let planSnapshot: Snapshot | undefined
-  const planOf = (snapshot: Snapshot): MinutePlan => {
-    if (planSnapshot !== snapshot || !plan) {
-      plan = planMinute(snapshot, o)
-      planSnapshot = snapshot
+  let planKey: [Snapshot, EffectiveSettings] | undefined
+  const planOf = (snapshot: Snapshot, s: EffectiveSettings): MinutePlan => {
+    if (!plan || planKey![0] !== snapshot || planKey![1] !== s) {
+      plan = planMinute(snapshot, s)
+      planKey = [snapshot, s]
     }
     return plan
   }
 
-  /** A session lasts through minute m + sessionDurationMinutes of its last check-in, so it leaves the count exactly then. */
-  const sessionEndsAt = (ticket: Ticket): number =>
-    (minuteOf(o.disableSessionRenewal ? ticket.acceptedAt : ticket.lastCheckInTime) + sessionMinutes + 1) * MINUTE_MS
-  const live = (ticket: Ticket, now: number): boolean =>
-    ticket.lastCheckInTime <= now + CLOCK_SKEW_MS && now < sessionEndsAt(ticket)
-
-  const setTicket = async (c: Context, ticket: Ticket, now: number): Promise<void> => {
-    const value = await sealerOf(c).seal(ticket)
-    const https = isHttps(c.req.url, c.req.header('x-forwarded-proto'))
-    const attributes = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain }
-    c.header('Set-Cookie', serializeCookie(o.cookieName, value, (sessionEndsAt(ticket) - now) / 1000, attributes, https), {
-      append: true,
-    })
+  const settingsAt = async (c: Context, now: number): Promise<EffectiveSettings> => {
+    if (!settings.loaded) await settings.load(now).catch(() => {}) // an unreachable storage leaves the options in force
+    settings.maybeRefresh(now, (p) => waitUntilOf(c)?.(p))
+    return settings.at(now)
   }
 
-  /** Counts a queued user's check-in in minute `minute`, moving them out of their previous minute. */
+  /** A session lasts through minute m + sessionDurationMinutes of its last check-in, so it leaves the count exactly then. */
+  const sessionEndsAt = (ticket: Ticket, s: EffectiveSettings): number =>
+    (minuteOf(ticket.acceptedAt > 0 && s.disableSessionRenewal ? ticket.acceptedAt : ticket.lastCheckInTime) + s.sessionDurationMinutes + 1) *
+    MINUTE_MS
+  const live = (ticket: Ticket, now: number, s: EffectiveSettings): boolean =>
+    ticket.lastCheckInTime <= now + CLOCK_SKEW_MS && now < sessionEndsAt(ticket, s)
+
+  const setTicket = async (c: Context, ticket: Ticket, now: number, s: EffectiveSettings): Promise<void> => {
+    const value = await sealerOf(c).seal(ticket)
+    const https = isHttps(c.req.url, c.req.header('x-forwarded-proto'))
+    const maxAge = (sessionEndsAt(ticket, s) - now) / 1000
+    c.header('Set-Cookie', serializeCookie(o.cookieName, value, maxAge, cookieAttributes, https), { append: true })
+  }
+
+  /** Counts a queued user's check-in in `minute`, moving them out of the minute of their previous one. */
   const countQueueCheckIn = (location: string, ticket: Ticket | undefined, bucketId: number, minute: number, ticketId: string): void => {
     if (!link.firstCheckIn(ticketId, minute)) return
     link.record(location, trafficField(minute), 1)
@@ -161,126 +203,163 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     link.record(location, waitingField(minute, bucketId), 1)
   }
 
-  const queueVariables = (c: Context, snapshot: Snapshot | undefined, bucketId: number | undefined, refresh: number, now: number) => {
+  const queueResponse = (
+    c: Context,
+    s: EffectiveSettings,
+    snapshot: Snapshot | undefined,
+    bucketId: number | undefined,
+    refresh: number,
+    now: number,
+    newlyQueued = false,
+  ): Response => {
     const messages = messagesFor(c.req.header('accept-language'), o.defaultTemplateLanguage)
-    const method = o.queueingMethod
-    let waitTime: number | undefined
-    const percentiles: [number | undefined, number | undefined, number | undefined] = [undefined, undefined, undefined]
-    if (snapshot && !o.queueAll && method !== 'reject') {
-      // Admissions per minute, or before any were seen, the rate at which sessions turn over.
-      const rate = snapshot.admissionsPerMinute || Math.min(o.newUsersPerMinute, o.totalActiveUsers / (sessionMinutes + 1))
-      if (method === 'random') {
-        const waiting = Math.max(1, snapshot.waitingUsers)
-        percentiles[0] = estimateRandomWait(rate, waiting, 0.25)
-        percentiles[1] = estimateRandomWait(rate, waiting, 0.5)
-        percentiles[2] = estimateRandomWait(rate, waiting, 0.75)
-        waitTime = percentiles[1]
-      } else {
-        const ahead = usersAhead(planOf(snapshot).buckets, bucketId ?? snapshot.minute)
-        waitTime = estimateFifoWait(Math.max(1, ahead), rate)
-        percentiles[0] = percentiles[1] = percentiles[2] = waitTime
-      }
-    }
-    const variables: TemplateVariables = {
-      inWaitingRoom: method !== 'reject',
-      waitTimeKnown: waitTime !== undefined,
-      waitTime: waitTime ?? 0,
-      waitTime25Percentile: percentiles[0] ?? 0,
-      waitTime50Percentile: percentiles[1] ?? 0,
-      waitTime75Percentile: percentiles[2] ?? 0,
-      waitTimeFormatted: formatWait(waitTime, messages),
-      queueIsFull: false,
-      queueAll: o.queueAll,
-      lastUpdated: new Date(now).toISOString(),
+    const variables = queueVariables({
+      settings: s,
+      snapshot,
+      plan: snapshot ? planOf(snapshot, s) : undefined,
+      bucketId,
+      newlyQueued,
       refreshIntervalSeconds: refresh,
-      queueingMethod: method,
-      isFIFOQueue: method === 'fifo',
-      isRandomQueue: method === 'random',
-      isPassthroughQueue: method === 'passthrough',
-      isRejectQueue: method === 'reject',
-      isEventActive: false,
-      isEventPrequeueing: false,
-      timeUntilEventStart: 0,
-      timeUntilEventEnd: 0,
-      shuffleAtEventStart: false,
-    }
-    return { variables, messages }
-  }
-
-  const queueResponse = (c: Context, snapshot: Snapshot | undefined, bucketId: number | undefined, refresh: number, now: number): Response => {
-    const { variables, messages } = queueVariables(c, snapshot, bucketId, refresh, now)
+      now,
+      messages,
+    })
     c.header('Cache-Control', 'no-store')
     if (refresh > 0) c.header('Refresh', String(refresh))
     if (o.jsonResponseEnabled && (c.req.header('accept') ?? '').includes('application/json')) {
-      return c.json({ waitingRoom: variables }, o.queueingStatusCode)
+      return c.json({ waitingRoom: variables }, s.queueingStatusCode)
     }
-    return c.html(renderQueuePage(variables, o.template, messages), o.queueingStatusCode)
+    return c.html(renderQueuePage(variables, s.template, messages), s.queueingStatusCode)
   }
 
-  return async function waitingRoom(c, next) {
-    if (o.suspended) {
-      c.set('waitingRoom', { outcome: 'bypassed', reason: 'suspended' })
+  /**
+   * After the origin answered: a `Waiting-Room-Command: revoke` ends the session at once — its slot is
+   * freed, every worker refuses the ticket from the next snapshot on, the cookie is cleared — and the
+   * header never reaches the client. Only runs when the command is enabled (reading headers after
+   * `next()` has a cost on Node).
+   */
+  const applyOriginCommand = (c: Context, ticketId: string, countedMinute: number, now: number): void => {
+    const command = c.res.headers.get(COMMAND_HEADER)
+    if (command === null) return
+    const response = new Response(c.res.body, c.res) // origin headers may be immutable (a fetch Response)
+    response.headers.delete(COMMAND_HEADER)
+    if (command.trim().toLowerCase() === 'revoke') {
+      const location = locationOf(c)
+      const minute = minuteOf(now)
+      link.record(location, activeField(countedMinute), -1)
+      link.record(location, revokedField(minute, ticketId), 1)
+      link.maybeSync(coordinatorOf(c), location, now, (p) => waitUntilOf(c)?.(p))
+      metrics.revocations++
+      const https = isHttps(c.req.url, c.req.header('x-forwarded-proto'))
+      response.headers.append('Set-Cookie', serializeCookie(o.cookieName, '', 0, cookieAttributes, https))
+    }
+    c.res = undefined as never // replace rather than merge: Hono merges headers into a set response
+    c.res = response
+  }
+
+  const room: RoomHandle = {
+    roomId: o.roomId,
+    options: o,
+    settings,
+    metrics,
+    link,
+    coordinatorOf,
+    locationOf,
+    async status(c) {
+      const now = o.clock()
+      const s = await settingsAt(c, now)
+      link.setSessionDuration(s.sessionDurationMinutes, now)
+      const snapshot = await link.ready(coordinatorOf(c), locationOf(c), now, (p) => waitUntilOf(c)?.(p))
+      return { settings: s, snapshot, plan: planOf(snapshot, s) }
+    },
+  }
+
+  const middleware: MiddlewareHandler<E & WaitingRoomEnv> = async function waitingRoom(c, next) {
+    if (covers && !(await covers(c))) {
+      metrics.decisions.bypass++
+      c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
       return next()
     }
     const now = o.clock()
+    const s = await settingsAt(c, now)
+    if (s.suspended) {
+      metrics.decisions.suspended++
+      c.set('waitingRoom', { outcome: 'bypassed', reason: 'suspended' })
+      return next()
+    }
     const cookie = readCookie(c.req.raw.headers.get('cookie'), o.cookieName)
     let opened = cookie === undefined ? undefined : sealer?.cached(cookie)
     if (cookie !== undefined && !opened) opened = await sealerOf(c).open(cookie)
-    const ticket = opened && live(opened.ticket, now) ? opened.ticket : undefined
+    const revoked = (id: string) => revokeEnabled && link.snapshot(now)?.revoked.has(id) === true
+    const ticket = opened && live(opened.ticket, now, s) && !revoked(opened.ticket.ticketId) ? opened.ticket : undefined
     const minute = minuteOf(now)
 
     // Admitted with a live session: no coordinator call; a new cookie only once a minute (or after rotation).
     if (ticket && ticket.acceptedAt > 0) {
       const lastMinute = minuteOf(ticket.lastCheckInTime)
-      if (lastMinute < minute && !o.disableSessionRenewal) {
+      let countedMinute = lastMinute
+      if (lastMinute < minute && !s.disableSessionRenewal) {
         const location = locationOf(c)
         if (link.firstCheckIn(ticket.ticketId, minute)) {
           link.record(location, activeField(lastMinute), -1)
           link.record(location, activeField(minute), 1)
           link.record(location, trafficField(minute), 1)
-          link.maybeSync(coordinatorOf(c), location, now, waitUntilOf(c))
+          link.maybeSync(coordinatorOf(c), location, now, (p) => waitUntilOf(c)?.(p))
         }
-        await setTicket(c, { ...ticket, lastCheckInTime: now }, now)
+        countedMinute = minute
+        await setTicket(c, { ...ticket, lastCheckInTime: now }, now, s)
       } else if (opened!.stale) {
-        await setTicket(c, ticket, now)
-      } else if (o.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) {
+        await setTicket(c, ticket, now, s)
+      } else if (s.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) {
         link.record(locationOf(c), trafficField(minute), 1)
       }
+      metrics.decisions.session++
       c.set('waitingRoom', { outcome: 'admitted', reason: 'session', ticketId: ticket.ticketId, acceptedAt: ticket.acceptedAt })
-      return next()
+      await next()
+      if (revokeEnabled) applyOriginCommand(c, ticket.ticketId, countedMinute, now)
+      return
+    }
+
+    if (s.queueingMethod === 'reject') {
+      metrics.decisions.reject++
+      c.set('waitingRoom', { outcome: 'rejected', reason: 'reject' })
+      return queueResponse(c, s, undefined, undefined, 0, now)
     }
 
     const queued = ticket !== undefined // a live ticket that is not admitted is a queued one
-    const ticketId = ticket?.ticketId ?? randomId()
-    const bucketId = ticket?.bucketId ?? minute
     const location = locationOf(c)
     const coordinator = coordinatorOf(c)
-
-    if (o.queueingMethod === 'reject') {
-      c.set('waitingRoom', { outcome: 'rejected', reason: 'reject' })
-      return queueResponse(c, undefined, undefined, 0, now)
-    }
+    const ticketId = ticket?.ticketId ?? randomId()
+    const waitUntil = (p: Promise<unknown>) => waitUntilOf(c)?.(p)
+    link.setSessionDuration(s.sessionDurationMinutes, now)
 
     // Refresh spam buys nothing: a check-in before the interval is over gets the page again, undecided.
     if (queued && now < ticket.lastCheckInTime + ticket.refreshIntervalSeconds * 1000 - CHECK_IN_TOLERANCE_MS) {
-      c.set('waitingRoom', { outcome: 'queued', reason: 'too-early', ticketId, bucketId })
-      return queueResponse(c, link.snapshot(now), bucketId, Math.max(1, Math.ceil((ticket.lastCheckInTime + ticket.refreshIntervalSeconds * 1000 - now) / 1000)), now)
+      metrics.decisions['too-early']++
+      c.set('waitingRoom', { outcome: 'queued', reason: 'too-early', ticketId, bucketId: ticket.bucketId })
+      const left = Math.max(1, Math.ceil((ticket.lastCheckInTime + ticket.refreshIntervalSeconds * 1000 - now) / 1000))
+      return queueResponse(c, s, link.snapshot(now), ticket.bucketId, left, now)
     }
 
+    let bucketId = ticket?.bucketId ?? minute
     let snapshot: Snapshot | undefined
     let result: SlotResult = { admitted: false, roundTrips: 0 }
     let reason: DecisionReason = 'no-slot'
     try {
-      snapshot = await link.ready(coordinator, location, now, waitUntilOf(c))
-      if (o.queueingMethod === 'passthrough') {
+      snapshot = await link.ready(coordinator, location, now, waitUntil)
+      const event = s.phase.event
+      if (s.phase.prequeueing && event) {
+        reason = 'prequeue'
+        // Prequeued users go before everyone arriving after the start; shuffled, in a random order among themselves.
+        if (!queued && event.shuffleAtEventStart) bucketId = minuteOf(event.eventStartTime) - 1 - Math.floor(o.random() * SHUFFLE_BUCKETS)
+      } else if (s.queueingMethod === 'passthrough') {
         result = { admitted: true, roundTrips: 0 }
         reason = 'passthrough'
-      } else if (o.queueAll) {
+      } else if (s.queueAll) {
         reason = 'queue-all'
       } else {
-        const minutePlan = planOf(snapshot)
+        const minutePlan = planOf(snapshot, s)
         const limits: CounterLimits | undefined =
-          o.queueingMethod === 'random'
+          s.queueingMethod === 'random'
             ? randomLimits(minutePlan, location, releasedFraction(o.roomId, minute, now - minute * MINUTE_MS))
             : fifoLimits(minutePlan, location, queued ? bucketId : undefined)
         if (!limits) reason = 'not-eligible'
@@ -290,6 +369,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
             o.coordinatorTimeoutMs,
             coordinator.name,
           )
+          metrics.counterRoundTrips += result.roundTrips
           if (result.admitted) reason = 'slot'
         }
       }
@@ -298,6 +378,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       result = { admitted: o.failMode === 'open', roundTrips: 0 }
       reason = o.failMode === 'open' ? 'fail-open' : 'fail-closed'
     }
+    metrics.decisions[reason]++
 
     if (result.admitted) {
       if (!result.repeat) {
@@ -307,17 +388,23 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
         const previous = queued ? minuteOf(ticket.lastCheckInTime) : undefined
         if (previous !== undefined && previous > minute - WAITING_WINDOW_MINUTES) link.record(location, waitingField(previous, bucketId), -1)
       }
-      link.maybeSync(coordinator, location, now, waitUntilOf(c))
-      await setTicket(c, { roomId: o.roomId, ticketId, bucketId, acceptedAt: now, lastCheckInTime: now, refreshIntervalSeconds: 0 }, now)
+      link.maybeSync(coordinator, location, now, waitUntil)
+      await setTicket(c, { roomId: o.roomId, ticketId, bucketId, acceptedAt: now, lastCheckInTime: now, refreshIntervalSeconds: 0 }, now, s)
       c.set('waitingRoom', { outcome: 'admitted', reason, ticketId, acceptedAt: now, bucketId })
-      return next()
+      await next()
+      if (revokeEnabled) applyOriginCommand(c, ticketId, minute, now)
+      return
     }
 
-    const refresh = jitteredRefresh(o.refreshIntervalSeconds)
+    const base = o.refreshIntervalSeconds
+    const spread = Math.max(1, Math.round(base * REFRESH_JITTER))
+    const refresh = base + Math.round((o.random() * 2 - 1) * spread)
     countQueueCheckIn(location, ticket, bucketId, minute, ticketId)
-    link.maybeSync(coordinator, location, now, waitUntilOf(c))
-    await setTicket(c, { roomId: o.roomId, ticketId, bucketId, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: refresh }, now)
+    link.maybeSync(coordinator, location, now, waitUntil)
+    await setTicket(c, { roomId: o.roomId, ticketId, bucketId, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: refresh }, now, s)
     c.set('waitingRoom', { outcome: 'queued', reason, ticketId, bucketId })
-    return queueResponse(c, snapshot, bucketId, refresh, now)
+    return queueResponse(c, s, snapshot, bucketId, refresh, now, !queued)
   }
+
+  return Object.assign(middleware, { room })
 }

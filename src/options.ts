@@ -5,8 +5,12 @@
  */
 import { z } from 'zod'
 import type { Context, Env } from 'hono'
+import type { Storage } from 'unstorage'
 import type { Coordinator } from './coordinator.ts'
+import type { CoverageOptions } from './coverage.ts'
+import { eventSchema, type WaitingRoomEventInput } from './events.ts'
 import { WaitingRoomError } from './errors.ts'
+import { LANGUAGES } from './messages.ts'
 import type { QueueingMethod } from './plan.ts'
 
 export type SameSite = 'auto' | 'lax' | 'strict' | 'none'
@@ -26,7 +30,7 @@ export interface CookieOptions {
   domain?: string
 }
 
-export interface WaitingRoomOptions<E extends Env = Env> {
+export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions {
   /** Identifies the room in counters, state keys and tickets. Default `default`. */
   roomId?: string
   /** Users allowed on the protected routes at once. Default 200. */
@@ -58,7 +62,11 @@ export interface WaitingRoomOptions<E extends Env = Env> {
   secret?: string | string[]
   /** A Mustache template replacing the default queue page. Default: the built-in page. */
   template?: string
-  /** Language of the default page when the browser's is not offered. Default `en`. */
+  /**
+   * Language of the default page when the browser's is not offered: one of `en`, `es`, `fr`, `de`, `it`, `pt`,
+   * `nl`, `pl`, `ja`, `zh` (Simplified), `zh-Hant` (Traditional), `ko`, `ar`, `he`, `hi`, `tr`, `ru`, `uk`, `id`.
+   * Default `en`.
+   */
   defaultTemplateLanguage?: string
   /** Where the request is decided: a location name. Default: Cloudflare `cf.colo`, `DENO_REGION`, Vercel region, else `local`. */
   location?: (c: Context<E>) => string
@@ -70,8 +78,19 @@ export interface WaitingRoomOptions<E extends Env = Env> {
   coordinatorTimeoutMs?: number
   /** Shortest interval between background reports, in ms. Default: the coordinator's preference, else 1000. */
   syncIntervalMs?: number
+  /** Scheduled events with their own limits and optional prequeue (no two may overlap). Default none. */
+  events?: WaitingRoomEventInput[]
+  /** Origin response headers the room obeys: `['revoke']` lets `Waiting-Room-Command: revoke` end a session. Default none. */
+  enabledOriginCommands?: 'revoke'[]
+  /**
+   * Where settings and events changed at runtime (admin API) are kept: any unstorage storage (fs, Redis,
+   * Cloudflare KV, Deno KV…), shared by every worker. Default: in memory, per process.
+   */
+  storage?: Storage
   /** The clock, in ms since the epoch. Default `Date.now`; tests pass a fake one. */
   clock?: () => number
+  /** Randomness for refresh jitter and prequeue shuffles, in [0, 1). Default `Math.random`; tests pass a seeded one. */
+  random?: () => number
 }
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max)
@@ -103,7 +122,7 @@ const optionsSchema = z
       .union([z.string().min(32, 'at least 32 characters'), z.array(z.string().min(32, 'at least 32 characters')).min(1)])
       .optional(),
     template: z.string().min(1).optional(),
-    defaultTemplateLanguage: z.string().min(2).optional(),
+    defaultTemplateLanguage: z.enum(LANGUAGES, `one of ${LANGUAGES.join(', ')}`).optional(),
     location: fn<(c: Context) => string>('a function (c) => string').optional(),
     coordinator: z
       .custom<Coordinator | ((c: Context) => Coordinator)>(
@@ -117,6 +136,24 @@ const optionsSchema = z
     coordinatorTimeoutMs: z.number().int().min(1).max(60_000).optional(),
     syncIntervalMs: z.number().int().min(0).max(60_000).optional(),
     clock: fn<() => number>('a function returning ms since the epoch').optional(),
+    random: fn<() => number>('a function returning a number in [0, 1)').optional(),
+    events: z.array(eventSchema).optional(),
+    enabledOriginCommands: z.array(z.enum(['revoke'])).optional(),
+    storage: z
+      .custom<Storage>((value) => typeof value === 'object' && value !== null && 'getItem' in value && 'setItem' in value, {
+        message: 'expected an unstorage storage (createStorage(...))',
+      })
+      .optional(),
+    paths: z.array(z.string().startsWith('/', 'paths start with /')).min(1).optional(),
+    hosts: z.array(z.string().min(1)).min(1).optional(),
+    bypass: z
+      .strictObject({
+        paths: z.array(z.string().startsWith('/', 'paths start with /')).optional(),
+        methods: z.array(z.string().regex(/^[A-Za-z]+$/, 'HTTP method names')).optional(),
+        when: fn<(c: Context) => boolean>('a function (c) => boolean').optional(),
+      })
+      .optional(),
+    bypassCrawlers: z.union([z.boolean(), fn<(c: Context) => boolean>('a function (c) => boolean')]).optional(),
   })
   .superRefine((options, ctx) => {
     if (options.cookie?.sameSite === 'none' && options.cookie.secure === 'never') {
@@ -165,6 +202,11 @@ export interface ResolvedOptions<E extends Env = Env> {
   coordinatorTimeoutMs: number
   syncIntervalMs: number | undefined
   clock: () => number
+  random: () => number
+  events: WaitingRoomEventInput[]
+  enabledOriginCommands: 'revoke'[]
+  storage: Storage | undefined
+  coverage: CoverageOptions
 }
 
 export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {}): ResolvedOptions<E> {
@@ -195,5 +237,10 @@ export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {})
     coordinatorTimeoutMs: options.coordinatorTimeoutMs ?? 1000,
     syncIntervalMs: options.syncIntervalMs,
     clock: options.clock ?? Date.now,
+    random: options.random ?? Math.random,
+    events: options.events ?? [],
+    enabledOriginCommands: options.enabledOriginCommands ?? [],
+    storage: options.storage,
+    coverage: { paths: options.paths, hosts: options.hosts, bypass: options.bypass, bypassCrawlers: options.bypassCrawlers },
   }
 }

@@ -33,19 +33,42 @@ export interface TemplateVariables {
   shuffleAtEventStart: boolean
 }
 
-/** "2 minutes" in the page's language; "less than a minute" style text for under one. */
+const minuteFormats = new Map<string, Intl.NumberFormat>()
+
+/** "5 minutes" in a language: one formatter per language, made on first use. */
+function minuteFormat(lang: string): Intl.NumberFormat {
+  let format = minuteFormats.get(lang)
+  if (!format) {
+    format = new Intl.NumberFormat(lang, { style: 'unit', unit: 'minute', unitDisplay: 'long' })
+    minuteFormats.set(lang, format)
+  }
+  return format
+}
+
+/** "about 2 minutes" in the page's language: Intl's number and unit inside the language's `waitAbout`. */
 export function formatWait(minutes: number | undefined, messages: Messages): string {
   if (minutes === undefined) return messages.waitUnknown
-  const formatted = new Intl.NumberFormat(messages.lang, { style: 'unit', unit: 'minute', unitDisplay: 'long' }).format(
-    Math.max(1, minutes),
-  )
-  return messages.waitAbout.replace('{time}', formatted)
+  const formatted = minuteFormat(messages.lang).format(Math.max(1, minutes))
+  return messages.waitAbout.replace('{time}', () => formatted)
+}
+
+/** "3–7 minutes" in the page's language: random queueing's 25th to 75th percentile. */
+export function formatWaitRange(low: number, high: number, messages: Messages): string {
+  const format = minuteFormat(messages.lang)
+  const from = Math.max(1, low)
+  const to = Math.max(from, high)
+  return from === to ? format.format(from) : format.formatRange(from, to)
 }
 
 /** Renders HTML: the operator's template with the variables, or the built-in page with its messages too. */
 export function renderQueuePage(variables: TemplateVariables, template: string | undefined, messages: Messages): string {
   if (template) return Mustache.render(template, variables)
-  return Mustache.render(DEFAULT_TEMPLATE, { ...variables, t: messages, dir: messages.dir })
+  return Mustache.render(DEFAULT_TEMPLATE, {
+    ...variables,
+    t: messages,
+    dir: messages.dir,
+    waitRangeFormatted: formatWaitRange(variables.waitTime25Percentile, variables.waitTime75Percentile, messages),
+  })
 }
 
 export { messagesFor }

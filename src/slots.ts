@@ -16,7 +16,8 @@ export interface Limits {
  * taken back out of the active count — counted once, not twice (the counters limit the minute's total).
  */
 export function availableSlots(limits: Limits, activeUsers: number, admittedThisMinute = 0): number {
-  const activeBefore = Math.max(0, activeUsers - admittedThisMinute)
+  // Not clamped at 0: a user admitted and revoked within the minute makes this negative, and gives the slot back.
+  const activeBefore = activeUsers - admittedThisMinute
   return Math.max(0, Math.min(limits.totalActiveUsers - activeBefore, limits.newUsersPerMinute))
 }
 

@@ -39,6 +39,8 @@ export interface Snapshot {
   /** Average admissions per completed minute over the last few minutes (0 when none were recorded). */
   admissionsPerMinute: number
   locations: Record<string, LocationSummary>
+  /** Tickets the origin revoked within the session window. */
+  revoked: Set<string>
   /** ms at which the aggregated state was produced. */
   stateAt: number
 }
@@ -62,6 +64,7 @@ export function buildSnapshot(state: RoomState, now: number, sessionDurationMinu
   const waitingByBucket = new Map<number, number>()
   const traffic: Record<string, number> = {}
   const locations: Record<string, LocationSummary> = {}
+  const revoked = new Set<string>()
 
   for (const name in state.locations) {
     const counts = state.locations[name]!.counts
@@ -90,6 +93,9 @@ export function buildSnapshot(state: RoomState, now: number, sessionDurationMinu
             summary.waitingUsers += value
           }
           break
+        case 120: // x: revoked ticket
+          if (at >= activeFrom && value > 0) revoked.add(field.slice(field.indexOf('.') + 1))
+          break
       }
     }
     activeUsers += summary.activeUsers
@@ -112,6 +118,7 @@ export function buildSnapshot(state: RoomState, now: number, sessionDurationMinu
     traffic,
     admissionsPerMinute: minutesAveraged > 0 ? admissionsInAverage / minutesAveraged : 0,
     locations,
+    revoked,
     stateAt: state.at,
   }
 }

@@ -12,6 +12,8 @@
  * - `t{m}`   users seen in minute m (admitted check-ins, admissions and queue check-ins): the traffic
  *            history that location shares are computed from (seed 000: a completed past minute).
  * - `w{m}.{b}` queued users of bucket b whose last queue check-in fell in minute m.
+ * - `x{m}.{ticketId}` a ticket revoked by the origin in minute m (rare; kept for the session window so
+ *            every worker refuses the old cookie).
  */
 
 /** The counts one location holds, plus when they were last changed. */
@@ -46,6 +48,8 @@ export const activeField = (minute: number): string => `a${minute}`
 export const admittedField = (minute: number): string => `n${minute}`
 export const trafficField = (minute: number): string => `t${minute}`
 export const waitingField = (minute: number, bucketId: number): string => `w${minute}.${bucketId}`
+
+export const revokedField = (minute: number, ticketId: string): string => `x${minute}.${ticketId}`
 
 /** The minute a field belongs to (`w123.120` → 123). */
 export function fieldMinute(field: string): number {

@@ -39,7 +39,7 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, adapter: string)
 
 export class WorkerLink {
   readonly options: LinkOptions
-  readonly keepMinutes: number
+  keepMinutes: number
   #state: RoomState | undefined
   #snapshot: Snapshot | undefined
   #pending = new Map<string, Record<string, number>>()
@@ -78,6 +78,14 @@ export class WorkerLink {
     if (this.#seen.has(ticketId)) return false
     if (this.#seen.size < SEEN_LIMIT) this.#seen.add(ticketId)
     return true
+  }
+
+  /** Follows a runtime change of the session length (admin API, events): the active window changes with it. */
+  setSessionDuration(minutes: number, now: number): void {
+    if (minutes === this.options.sessionDurationMinutes) return
+    this.options.sessionDurationMinutes = minutes
+    this.keepMinutes = Math.max(this.keepMinutes, minutes + EXTRA_HISTORY_MINUTES)
+    this.#rebuild(now)
   }
 
   /** The snapshot for `now`, rebuilt when the minute turned; undefined before the first sync. */

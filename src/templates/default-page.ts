@@ -42,7 +42,7 @@ small{color:var(--muted)}
 <p>{{t.intro}}</p>
 <div class="wait" role="status" aria-live="polite">
 <span>{{t.waitLabel}}</span>
-<strong id="wait-time">{{#isRandomQueue}}{{#waitTimeKnown}}{{waitTime25Percentile}}–{{waitTime75Percentile}} min{{/waitTimeKnown}}{{^waitTimeKnown}}{{waitTimeFormatted}}{{/waitTimeKnown}}{{/isRandomQueue}}{{^isRandomQueue}}{{waitTimeFormatted}}{{/isRandomQueue}}</strong>
+<strong id="wait-time">{{#isRandomQueue}}{{#waitTimeKnown}}{{waitRangeFormatted}}{{/waitTimeKnown}}{{^waitTimeKnown}}{{waitTimeFormatted}}{{/waitTimeKnown}}{{/isRandomQueue}}{{^isRandomQueue}}{{waitTimeFormatted}}{{/isRandomQueue}}</strong>
 </div>
 <div class="bar" aria-hidden="true"><span></span></div>
 {{#isRandomQueue}}<p>{{t.randomNote}}</p>{{/isRandomQueue}}

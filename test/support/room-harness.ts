@@ -47,24 +47,33 @@ export function roomHarness(options: WaitingRoomOptions = {}) {
   const clock = { now: START }
   const coordinator = countingCoordinator((options.coordinator as Coordinator | undefined) ?? memoryCoordinator())
   const app = new Hono<WaitingRoomEnv>()
-  app.use('*', waitingRoom({ secret: TEST_SECRET, clock: () => clock.now, ...options, coordinator }))
-  app.get('*', (c) => c.text(`origin ${c.get('waitingRoom').reason}`))
+  const middleware = waitingRoom({ secret: TEST_SECRET, clock: () => clock.now, ...options, coordinator })
+  app.use('*', middleware)
+  app.all('*', (c) => {
+    c.header('x-origin', c.get('waitingRoom').reason)
+    // Lets a test make the origin answer with a waiting-room command.
+    const command = c.req.header('x-command')
+    if (command) c.header('Waiting-Room-Command', command)
+    return c.text(`origin ${c.get('waitingRoom').reason}`)
+  })
   const cookieName = options.cookie?.suffix ? `${options.cookie.name ?? '__wroom'}_${options.cookie.suffix}` : (options.cookie?.name ?? '__wroom')
 
-  async function visit(cookie?: string, init: { path?: string; headers?: Record<string, string> } = {}): Promise<Visit> {
+  async function visit(cookie?: string, init: { path?: string; method?: string; headers?: Record<string, string> } = {}): Promise<Visit> {
     const headers: Record<string, string> = { ...init.headers }
     if (cookie) headers.cookie = `${cookieName}=${cookie}`
-    const response = await app.request(init.path ?? '/', { headers })
+    const response = await app.request(init.path ?? '/', { headers, method: init.method ?? 'GET' })
     const body = await response.text()
     await settle()
     const set = response.headers.get('set-cookie')
     const fresh = set?.startsWith(`${cookieName}=`) ? set.slice(cookieName.length + 1, set.indexOf(';')) : undefined
-    const outcome = body.startsWith('origin') ? 'admitted' : body.includes('<!doctype html>') || body.includes('waitingRoom') ? 'queued' : 'other'
+    const origin = response.headers.get('x-origin')
+    const outcome = origin === 'session' || origin === 'slot' || origin === 'passthrough' || origin === 'fail-open' ? 'admitted' : response.headers.has('refresh') || body.includes('<!doctype html>') ? 'queued' : 'other'
     return { status: response.status, outcome, cookie: fresh ?? cookie, response, body }
   }
 
   return {
     app,
+    room: middleware.room,
     clock,
     coordinator,
     visit,

@@ -1,0 +1,106 @@
+/**
+ * @module
+ * Scheduled events: time windows with their own limits, an optional prequeue before the start (users
+ * wait on a prequeue page and are let in from the start), and an optional shuffle of the prequeued users.
+ * Fields left out (or null) inherit the room's settings.
+ */
+import { z } from 'zod'
+import { WaitingRoomError } from './errors.ts'
+
+const time = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })])
+
+export const eventSchema = z.strictObject({
+  /** Stable id; generated when missing. */
+  id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, '1–64 letters, digits, _ . or -').optional(),
+  name: z.string().max(200).optional(),
+  /** ms since the epoch or an ISO 8601 time. */
+  eventStartTime: time,
+  eventEndTime: time,
+  /** Users arriving from here until the start wait on the prequeue page. */
+  prequeueStartTime: time.nullish(),
+  /** Draw prequeued users in random order at the start instead of by arrival. */
+  shuffleAtEventStart: z.boolean().nullish(),
+  totalActiveUsers: z.number().int().min(1).max(10_000_000).nullish(),
+  newUsersPerMinute: z.number().int().min(1).max(10_000_000).nullish(),
+  sessionDurationMinutes: z.number().int().min(1).max(30).nullish(),
+  disableSessionRenewal: z.boolean().nullish(),
+  queueingMethod: z.enum(['fifo', 'random', 'passthrough', 'reject']).nullish(),
+  queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)]).nullish(),
+  suspended: z.boolean().nullish(),
+  template: z.string().min(1).nullish(),
+})
+
+export type WaitingRoomEventInput = z.input<typeof eventSchema>
+
+/** An event with its times in ms. */
+export interface RoomEvent extends Omit<WaitingRoomEventInput, 'eventStartTime' | 'eventEndTime' | 'prequeueStartTime' | 'id'> {
+  id: string
+  eventStartTime: number
+  eventEndTime: number
+  prequeueStartTime: number | null
+}
+
+const toMs = (value: number | string): number => (typeof value === 'number' ? value : Date.parse(value))
+
+/** When the event's window opens: the prequeue start if any, else the event start. */
+export const windowStart = (event: RoomEvent): number => event.prequeueStartTime ?? event.eventStartTime
+
+/** Validates events one by one and together: each must end after it starts, and no two windows may overlap. */
+export function normalizeEvents(inputs: readonly unknown[], field = 'events'): RoomEvent[] {
+  const events = inputs.map((input, index) => {
+    const parsed = eventSchema.safeParse(input)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!
+      throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${field}.${index}.${issue.path.join('.')}: ${issue.message}`)
+    }
+    const e = parsed.data
+    const event: RoomEvent = {
+      ...e,
+      id: e.id ?? `event-${toMs(e.eventStartTime)}`,
+      eventStartTime: toMs(e.eventStartTime),
+      eventEndTime: toMs(e.eventEndTime),
+      prequeueStartTime: e.prequeueStartTime == null ? null : toMs(e.prequeueStartTime),
+    }
+    if (event.eventEndTime <= event.eventStartTime) {
+      throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${field}.${index}.eventEndTime: must be after eventStartTime`)
+    }
+    if (event.prequeueStartTime !== null && event.prequeueStartTime >= event.eventStartTime) {
+      throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${field}.${index}.prequeueStartTime: must be before eventStartTime`)
+    }
+    return event
+  })
+  events.sort((a, b) => windowStart(a) - windowStart(b))
+  for (let i = 1; i < events.length; i++) {
+    const before = events[i - 1]!
+    const after = events[i]!
+    if (windowStart(after) < before.eventEndTime) {
+      throw new WaitingRoomError(
+        'ERR_WR_CONFLICT',
+        `events "${before.id}" and "${after.id}" overlap: "${after.id}" opens at ${new Date(windowStart(after)).toISOString()} ` +
+          `before "${before.id}" ends at ${new Date(before.eventEndTime).toISOString()}`,
+      )
+    }
+    if (before.id === after.id) throw new WaitingRoomError('ERR_WR_CONFLICT', `two events share the id "${after.id}"`)
+  }
+  return events
+}
+
+export interface EventPhase {
+  event: RoomEvent | undefined
+  /** Between prequeueStartTime and eventStartTime. */
+  prequeueing: boolean
+  /** Between eventStartTime and eventEndTime. */
+  active: boolean
+  /** ms until the phase can change (the next start, end or prequeue boundary); Infinity with no events ahead. */
+  validUntil: number
+}
+
+/** The event phase at `now`. Events are sorted and do not overlap, so at most one applies. */
+export function eventPhaseAt(events: readonly RoomEvent[], now: number): EventPhase {
+  for (const event of events) {
+    if (now < windowStart(event)) return { event: undefined, prequeueing: false, active: false, validUntil: windowStart(event) }
+    if (now < event.eventStartTime) return { event, prequeueing: true, active: false, validUntil: event.eventStartTime }
+    if (now < event.eventEndTime) return { event, prequeueing: false, active: true, validUntil: event.eventEndTime }
+  }
+  return { event: undefined, prequeueing: false, active: false, validUntil: Number.POSITIVE_INFINITY }
+}

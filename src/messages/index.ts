@@ -1,0 +1,138 @@
+/**
+ * @module
+ * Texts of the built-in queue page, per language, chosen by `Accept-Language` or the room's default
+ * (`defaultTemplateLanguage`). One file per language beside this one; add a language by adding its file,
+ * its code to {@link LANGUAGES} and its entry to {@link MESSAGES}.
+ */
+import type { Messages } from './types.ts'
+import { ar } from './ar.ts'
+import { de } from './de.ts'
+import { en } from './en.ts'
+import { es } from './es.ts'
+import { fr } from './fr.ts'
+import { he } from './he.ts'
+import { hi } from './hi.ts'
+import { id } from './id.ts'
+import { it } from './it.ts'
+import { ja } from './ja.ts'
+import { ko } from './ko.ts'
+import { nl } from './nl.ts'
+import { pl } from './pl.ts'
+import { pt } from './pt.ts'
+import { ru } from './ru.ts'
+import { tr } from './tr.ts'
+import { uk } from './uk.ts'
+import { zh } from './zh.ts'
+import { zhHant } from './zh-hant.ts'
+
+export type { Messages }
+
+/**
+ * The languages of the built-in page, by the code `chooseLanguage` returns and `defaultTemplateLanguage`
+ * takes. `zh` is Simplified Chinese, `zh-Hant` Traditional.
+ */
+export const LANGUAGES = [
+  'en', 'es', 'fr', 'de', 'it', 'pt', 'nl', 'pl', 'ja', 'zh', 'zh-Hant', 'ko', 'ar', 'he', 'hi', 'tr', 'ru', 'uk', 'id',
+] as const
+
+export type Language = (typeof LANGUAGES)[number]
+
+const BY_LANGUAGE: Record<Language, Messages> = {
+  en, es, fr, de, it, pt, nl, pl, ja, zh, 'zh-Hant': zhHant, ko, ar, he, hi, tr, ru, uk, id,
+}
+
+/** Every language's texts, by the codes in {@link LANGUAGES}. */
+export const MESSAGES: Record<string, Messages> = BY_LANGUAGE
+
+/** Lower-cased code → code, for case-insensitive matching. */
+const BY_LOWER_CASE = new Map<string, Language>(LANGUAGES.map((code) => [code.toLowerCase(), code]))
+
+/** Deprecated primary subtags still sent by some clients. */
+const LEGACY: Record<string, string> = { iw: 'he', in: 'id' }
+
+/** Regions whose Chinese is written in Traditional characters. */
+const TRADITIONAL_REGIONS = new Set(['tw', 'hk', 'mo'])
+
+/** Only this much of an `Accept-Language` header is read, and at most this many of its entries. */
+const MAX_HEADER_LENGTH = 1024
+const MAX_ENTRIES = 20
+
+const TAG = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/
+const QVALUE = /^(?:0(?:\.\d*)?|1(?:\.0*)?|\.\d+)$/
+
+/** Chinese: script subtag first (`Hant`/`Hans`), else region (TW, HK, MO → Traditional), else Simplified. */
+function chineseVariant(subtags: readonly string[]): Language {
+  let traditional = subtags[0] === 'yue' // Cantonese is mostly read in Traditional characters
+  for (const subtag of subtags.slice(1)) {
+    if (subtag.length === 1) break // an extension or private use: no script or region after it
+    if (subtag === 'hant') return 'zh-Hant'
+    if (subtag === 'hans') return 'zh'
+    if (TRADITIONAL_REGIONS.has(subtag)) traditional = true
+  }
+  return traditional ? 'zh-Hant' : 'zh'
+}
+
+/**
+ * RFC 4647 lookup of one language tag among ours: the whole tag, then shorter by one subtag at a time
+ * (`de-CH-1996` → `de-CH` → `de`), skipping a trailing singleton. Case-insensitive.
+ */
+function lookup(tag: string): Language | undefined {
+  const normalized = tag.trim().toLowerCase().replaceAll('_', '-')
+  if (!TAG.test(normalized)) return undefined
+  const subtags = normalized.split('-')
+  subtags[0] = LEGACY[subtags[0]!] ?? subtags[0]!
+  if (subtags[0] === 'zh' || subtags[0] === 'yue') return chineseVariant(subtags)
+  for (let length = subtags.length; length > 0; length--) {
+    if (subtags[length - 1]!.length === 1) continue
+    const code = BY_LOWER_CASE.get(subtags.slice(0, length).join('-'))
+    if (code) return code
+  }
+  return undefined
+}
+
+/** The entries of an `Accept-Language` header with q > 0, best first (stable for equal q); junk is skipped. */
+function parseAcceptLanguage(header: string): string[] {
+  let text = header
+  if (text.length > MAX_HEADER_LENGTH) {
+    // Cut at the last whole entry: a truncated one could turn `en-US;q=0.5` into `en` (q=1).
+    text = text.slice(0, MAX_HEADER_LENGTH)
+    text = text.slice(0, Math.max(0, text.lastIndexOf(',')))
+  }
+  const entries: { tag: string; q: number }[] = []
+  for (const part of text.split(',', MAX_ENTRIES)) {
+    const [tag = '', ...params] = part.split(';')
+    const trimmed = tag.trim()
+    if (trimmed === '' || trimmed === '*') continue
+    let q = 1
+    let valid = true
+    for (const param of params) {
+      const match = /^\s*q\s*=\s*(\S*)\s*$/i.exec(param)
+      if (!match) continue
+      valid = QVALUE.test(match[1]!)
+      q = Number(match[1])
+      break
+    }
+    if (valid && q > 0) entries.push({ tag: trimmed, q })
+  }
+  return entries.sort((a, b) => b.q - a.q).map((entry) => entry.tag)
+}
+
+/**
+ * The best language for an `Accept-Language` header among those we have (q-values honoured, regions and
+ * Chinese scripts resolved, `*` ignored); else `fallback` if we have it (matched the same way, so `de-CH`
+ * or `zh-TW` work), else `en`. Never throws; reads at most the first 1 KB and 20 entries of the header.
+ */
+export function chooseLanguage(acceptLanguage: string | undefined, fallback: string): Language {
+  if (typeof acceptLanguage === 'string' && acceptLanguage !== '') {
+    for (const tag of parseAcceptLanguage(acceptLanguage)) {
+      const code = lookup(tag)
+      if (code) return code
+    }
+  }
+  return (typeof fallback === 'string' ? lookup(fallback) : undefined) ?? 'en'
+}
+
+/** The texts for an `Accept-Language` header, as {@link chooseLanguage} picks them. */
+export function messagesFor(acceptLanguage: string | undefined, fallback: string): Messages {
+  return BY_LANGUAGE[chooseLanguage(acceptLanguage, fallback)]
+}

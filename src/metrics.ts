@@ -1,0 +1,46 @@
+/**
+ * @module
+ * Per-worker counters, kept as plain numbers so counting costs nothing on the hot path, and rendered in
+ * the Prometheus text format by the admin API.
+ */
+import type { DecisionReason } from './middleware.ts'
+
+export class RoomMetrics {
+  /** Decisions by reason (each reason implies its outcome). */
+  readonly decisions: Record<DecisionReason, number> = {
+    session: 0,
+    slot: 0,
+    passthrough: 0,
+    suspended: 0,
+    'fail-open': 0,
+    'no-slot': 0,
+    'not-eligible': 0,
+    'too-early': 0,
+    'queue-all': 0,
+    prequeue: 0,
+    'fail-closed': 0,
+    reject: 0,
+    bypass: 0,
+  }
+  /** Sessions ended by an origin `revoke` command. */
+  revocations = 0
+  /** Counter round trips taken by new-user decisions. */
+  counterRoundTrips = 0
+}
+
+/** The outcome each reason stands for. */
+export const OUTCOME_OF: Record<DecisionReason, 'admitted' | 'queued' | 'rejected' | 'bypassed'> = {
+  session: 'admitted',
+  slot: 'admitted',
+  passthrough: 'admitted',
+  'fail-open': 'admitted',
+  suspended: 'bypassed',
+  bypass: 'bypassed',
+  'no-slot': 'queued',
+  'not-eligible': 'queued',
+  'too-early': 'queued',
+  'queue-all': 'queued',
+  prequeue: 'queued',
+  'fail-closed': 'queued',
+  reject: 'rejected',
+}

@@ -1,0 +1,74 @@
+/**
+ * @module
+ * The template/JSON variables for one queue response, from the settings in force, the snapshot and the
+ * user's bucket. Pure.
+ */
+import type { Messages } from './messages.ts'
+import type { MinutePlan } from './plan.ts'
+import { formatWait, type TemplateVariables } from './queue-page.ts'
+import type { EffectiveSettings } from './settings.ts'
+import type { Snapshot } from './snapshot.ts'
+import { estimateFifoWait, estimateRandomWait, usersAhead } from './wait.ts'
+
+export interface QueueContext {
+  settings: EffectiveSettings
+  /** Undefined when no state could be had (cold start during an outage): the wait is unknown. */
+  snapshot: Snapshot | undefined
+  plan: MinutePlan | undefined
+  /** The user's bucket. */
+  bucketId: number | undefined
+  /** The user was queued by this very request, so the snapshot does not count them yet. */
+  newlyQueued: boolean
+  refreshIntervalSeconds: number
+  now: number
+  messages: Messages
+}
+
+const minutesUntil = (at: number, now: number): number => Math.max(0, Math.ceil((at - now) / 60_000))
+
+export function queueVariables(q: QueueContext): TemplateVariables {
+  const { settings, snapshot, now } = q
+  const method = settings.queueingMethod
+  const phase = settings.phase
+  let waitTime: number | undefined
+  let percentiles: [number | undefined, number | undefined, number | undefined] = [undefined, undefined, undefined]
+  if (snapshot && !settings.queueAll && method !== 'reject' && !phase.prequeueing) {
+    // Admissions per minute; before any were seen, the rate at which sessions turn over.
+    const rate =
+      snapshot.admissionsPerMinute ||
+      Math.min(settings.newUsersPerMinute, settings.totalActiveUsers / (settings.sessionDurationMinutes + 1))
+    if (method === 'random') {
+      const waiting = Math.max(1, snapshot.waitingUsers + (q.newlyQueued ? 1 : 0))
+      percentiles = [estimateRandomWait(rate, waiting, 0.25), estimateRandomWait(rate, waiting, 0.5), estimateRandomWait(rate, waiting, 0.75)]
+      waitTime = percentiles[1]
+    } else if (q.plan) {
+      const ahead = usersAhead(q.plan.buckets, q.bucketId ?? snapshot.minute) + (q.newlyQueued ? 1 : 0)
+      waitTime = estimateFifoWait(Math.max(1, ahead), rate)
+      percentiles = [waitTime, waitTime, waitTime]
+    }
+  }
+  const event = phase.event
+  return {
+    inWaitingRoom: method !== 'reject',
+    waitTimeKnown: waitTime !== undefined,
+    waitTime: waitTime ?? 0,
+    waitTime25Percentile: percentiles[0] ?? 0,
+    waitTime50Percentile: percentiles[1] ?? 0,
+    waitTime75Percentile: percentiles[2] ?? 0,
+    waitTimeFormatted: formatWait(waitTime, q.messages),
+    queueIsFull: false,
+    queueAll: settings.queueAll,
+    lastUpdated: new Date(now).toISOString(),
+    refreshIntervalSeconds: q.refreshIntervalSeconds,
+    queueingMethod: method,
+    isFIFOQueue: method === 'fifo',
+    isRandomQueue: method === 'random',
+    isPassthroughQueue: method === 'passthrough',
+    isRejectQueue: method === 'reject',
+    isEventActive: phase.active,
+    isEventPrequeueing: phase.prequeueing,
+    timeUntilEventStart: event && now < event.eventStartTime ? minutesUntil(event.eventStartTime, now) : 0,
+    timeUntilEventEnd: event ? minutesUntil(event.eventEndTime, now) : 0,
+    shuffleAtEventStart: event?.shuffleAtEventStart === true,
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * @module
+ * Settings that change at runtime. The room starts from its options; the admin API writes overrides
+ * and events to an unstorage storage that every worker reads again in the background, so a change made
+ * anywhere is seen everywhere within one refresh. An active event's fields override both.
+ */
+import { createStorage, type Storage } from 'unstorage'
+import { z } from 'zod'
+import { eventPhaseAt, normalizeEvents, type EventPhase, type RoomEvent } from './events.ts'
+import type { QueueingMethod } from './plan.ts'
+
+/** What the admin API may change at runtime. */
+export const settingsPatchSchema = z.strictObject({
+  totalActiveUsers: z.number().int().min(1).max(10_000_000).optional(),
+  newUsersPerMinute: z.number().int().min(1).max(10_000_000).optional(),
+  sessionDurationMinutes: z.number().int().min(1).max(30).optional(),
+  disableSessionRenewal: z.boolean().optional(),
+  queueingMethod: z.enum(['fifo', 'random', 'passthrough', 'reject']).optional(),
+  queueAll: z.boolean().optional(),
+  suspended: z.boolean().optional(),
+  queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)]).optional(),
+})
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>
+
+export interface RoomSettings {
+  totalActiveUsers: number
+  newUsersPerMinute: number
+  sessionDurationMinutes: number
+  disableSessionRenewal: boolean
+  queueingMethod: QueueingMethod
+  queueAll: boolean
+  suspended: boolean
+  queueingStatusCode: 200 | 202 | 429
+  template: string | undefined
+}
+
+/** The settings in force at one moment, with the event phase they came from. */
+export interface EffectiveSettings extends RoomSettings {
+  phase: EventPhase
+}
+
+/** Storage keys: `waiting-room:<roomId>:settings` and `…:events`. */
+const key = (roomId: string, what: 'settings' | 'events') => `waiting-room:${roomId}:${what}`
+
+export class SettingsSource {
+  readonly roomId: string
+  readonly storage: Storage
+  readonly base: RoomSettings
+  #overrides: SettingsPatch = {}
+  #events: RoomEvent[]
+  #effective: EffectiveSettings | undefined
+  #computedAt = Number.NEGATIVE_INFINITY
+  #loaded = false
+  #loading: Promise<void> | undefined
+  #lastLoadAt = Number.NEGATIVE_INFINITY
+  readonly refreshMs: number
+
+  constructor(roomId: string, base: RoomSettings, events: RoomEvent[], storage: Storage | undefined, refreshMs: number) {
+    this.roomId = roomId
+    this.base = base
+    this.#events = events
+    this.storage = storage ?? createStorage()
+    this.refreshMs = refreshMs
+  }
+
+  get loaded(): boolean {
+    return this.#loaded
+  }
+
+  /** The settings in force at `now`, recomputed only when an override or the event phase changes. */
+  at(now: number): EffectiveSettings {
+    const effective = this.#effective
+    // A clock that went back (tests, skew between calls) recomputes too.
+    if (!effective || now >= effective.phase.validUntil || now < this.#computedAt) return this.#compute(now)
+    return effective
+  }
+
+  /** Reads overrides and events from storage; on the first load, events given as options are kept when none are stored. */
+  load(now: number): Promise<void> {
+    this.#loading ??= (async () => {
+      try {
+        const [overrides, events] = await Promise.all([
+          this.storage.getItem<SettingsPatch>(key(this.roomId, 'settings')),
+          this.storage.getItem<unknown[]>(key(this.roomId, 'events')),
+        ])
+        const patch = settingsPatchSchema.safeParse(overrides ?? {})
+        if (patch.success) this.#overrides = patch.data
+        if (Array.isArray(events)) this.#events = normalizeEvents(events, 'stored events')
+        this.#effective = undefined
+      } finally {
+        this.#loaded = true
+        this.#lastLoadAt = now
+        this.#loading = undefined
+      }
+    })()
+    return this.#loading
+  }
+
+  /** Starts a background reload when the last one is older than the refresh interval. */
+  maybeRefresh(now: number, waitUntil?: (promise: Promise<unknown>) => void): void {
+    if (this.#loading || now - this.#lastLoadAt < this.refreshMs) return
+    const loading = this.load(now).catch(() => {}) // a storage outage keeps the last known settings
+    waitUntil?.(loading)
+  }
+
+  overrides(): SettingsPatch {
+    return { ...this.#overrides }
+  }
+
+  events(): RoomEvent[] {
+    return [...this.#events]
+  }
+
+  async patch(patch: SettingsPatch, now: number): Promise<SettingsPatch> {
+    await this.load(now)
+    const next = { ...this.#overrides, ...patch }
+    await this.storage.setItem(key(this.roomId, 'settings'), next)
+    this.#overrides = next
+    this.#effective = undefined
+    return next
+  }
+
+  /** Replaces the stored events; throws (and stores nothing) when they are invalid or overlap. */
+  async setEvents(inputs: readonly unknown[], now: number): Promise<RoomEvent[]> {
+    const events = normalizeEvents(inputs)
+    await this.storage.setItem(key(this.roomId, 'events'), events)
+    this.#events = events
+    this.#effective = undefined
+    this.#lastLoadAt = now
+    return events
+  }
+
+  #compute(now: number): EffectiveSettings {
+    const phase = eventPhaseAt(this.#events, now)
+    const settings: RoomSettings = { ...this.base }
+    for (const field of Object.keys(this.#overrides) as (keyof SettingsPatch)[]) {
+      const value = this.#overrides[field]
+      if (value !== undefined) (settings as unknown as Record<string, unknown>)[field] = value
+    }
+    const event = phase.event
+    if (event) {
+      for (const field of ['totalActiveUsers', 'newUsersPerMinute', 'sessionDurationMinutes', 'disableSessionRenewal', 'queueingMethod', 'queueingStatusCode', 'suspended', 'template'] as const) {
+        const value = event[field]
+        if (value !== null && value !== undefined) (settings as unknown as Record<string, unknown>)[field] = value
+      }
+    }
+    this.#effective = { ...settings, phase }
+    this.#computedAt = now
+    return this.#effective
+  }
+}
