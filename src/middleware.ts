@@ -136,6 +136,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     syncIntervalMs: o.syncIntervalMs ?? fixedCoordinator?.preferredSyncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS,
     maxSnapshotAgeMs: MAX_SNAPSHOT_AGE_MS,
     timeoutMs: o.coordinatorTimeoutMs,
+    clock: o.clock,
   })
   const metrics = new RoomMetrics()
   const covers = coverageCheck(o.coverage)
@@ -268,7 +269,8 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       const now = o.clock()
       const s = await settingsAt(c, now)
       link.setSessionDuration(s.sessionDurationMinutes, now)
-      const snapshot = await link.ready(coordinatorOf(c), locationOf(c), now, (p) => waitUntilOf(c)?.(p))
+      const snapshot = await link.ready(coordinatorOf(c), locationOf(c), now)
+      link.maybeSync(coordinatorOf(c), locationOf(c), now, (p) => waitUntilOf(c)?.(p))
       return { settings: s, snapshot, plan: planOf(snapshot, s) }
     },
   }
@@ -337,6 +339,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       metrics.decisions['too-early']++
       c.set('waitingRoom', { outcome: 'queued', reason: 'too-early', ticketId, bucketId: ticket.bucketId })
       const left = Math.max(1, Math.ceil((ticket.lastCheckInTime + ticket.refreshIntervalSeconds * 1000 - now) / 1000))
+      link.maybeSync(coordinator, location, now, waitUntil)
       return queueResponse(c, s, link.snapshot(now), ticket.bucketId, left, now)
     }
 
@@ -345,7 +348,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     let result: SlotResult = { admitted: false, roundTrips: 0 }
     let reason: DecisionReason = 'no-slot'
     try {
-      snapshot = await link.ready(coordinator, location, now, waitUntil)
+      snapshot = await link.ready(coordinator, location, now)
       const event = s.phase.event
       if (s.phase.prequeueing && event) {
         reason = 'prequeue'

@@ -19,6 +19,8 @@ export interface LinkOptions {
   /** Longest time a snapshot is used before it is refreshed even with nothing to report. */
   maxSnapshotAgeMs: number
   timeoutMs: number
+  /** The room's clock, for reports sent after the request that caused them. */
+  clock: () => number
 }
 
 /** Ticket ids remembered per minute for deduplication; past this a worker stops deduplicating until the next minute. */
@@ -47,6 +49,7 @@ export class WorkerLink {
   #unacknowledged: WorkerReport[] = []
   #syncing: Promise<void> | undefined
   #lastSyncAt = Number.NEGATIVE_INFINITY
+  #flushScheduled = false
   #backoff = 1
   #seenMinute = Number.NaN
   #seen = new Set<string>()
@@ -94,10 +97,12 @@ export class WorkerLink {
     return this.#snapshot
   }
 
-  /** The snapshot, waiting for a first sync on a cold start. Starts a background sync when one is due. */
-  async ready(coordinator: Coordinator, location: string, now: number, waitUntil?: (p: Promise<unknown>) => void): Promise<Snapshot> {
+  /**
+   * The snapshot, waiting for a first sync on a cold start. It starts no report: the caller reports after it
+   * has recorded its decision, so the decision itself goes out with that report.
+   */
+  async ready(coordinator: Coordinator, location: string, now: number): Promise<Snapshot> {
     if (!this.#state) await this.sync(coordinator, location, now)
-    this.maybeSync(coordinator, location, now, waitUntil)
     return this.snapshot(now)!
   }
 
@@ -106,7 +111,7 @@ export class WorkerLink {
     if (this.#syncing) return
     const since = now - this.#lastSyncAt
     const due =
-      (this.#pending.size > 0 || this.#unacknowledged.length > 0)
+      this.#pending.size > 0 || this.#unacknowledged.length > 0
         ? since >= this.options.syncIntervalMs * this.#backoff
         : since >= this.options.maxSnapshotAgeMs
     if (!due) return
@@ -114,13 +119,32 @@ export class WorkerLink {
     waitUntil?.(running)
   }
 
-  /** Reports everything pending and takes the answer as the new state. Concurrent callers share one sync. */
+  /**
+   * Reports everything pending and takes the answer as the new state. Concurrent callers share one sync.
+   * Deltas recorded while it was under way go out right after (with no interval) or after one interval on
+   * a timer, so the last decisions of a burst are reported even if no request follows.
+   */
   sync(coordinator: Coordinator, location: string, now: number): Promise<void> {
     if (this.#syncing) return this.#syncing
-    this.#syncing = this.#send(coordinator, location, now).finally(() => {
+    this.#syncing = (async () => {
+      await this.#send(coordinator, location, now)
+      while (this.#pending.size > 0 && this.options.syncIntervalMs === 0) await this.#send(coordinator, location, this.options.clock())
+    })().finally(() => {
       this.#syncing = undefined
     })
+    if (this.options.syncIntervalMs > 0) {
+      return this.#syncing.then(() => this.#trailingFlush(coordinator, location))
+    }
     return this.#syncing
+  }
+
+  /** One delayed report of what arrived during the last sync, kept inside the caller's waitUntil promise. */
+  async #trailingFlush(coordinator: Coordinator, location: string): Promise<void> {
+    if (this.#pending.size === 0 || this.#flushScheduled) return
+    this.#flushScheduled = true
+    await new Promise((resolve) => setTimeout(resolve, this.options.syncIntervalMs * this.#backoff))
+    this.#flushScheduled = false
+    if (this.#pending.size > 0 && !this.#syncing) await this.#send(coordinator, location, this.options.clock()).catch(() => {})
   }
 
   async #send(coordinator: Coordinator, location: string, now: number): Promise<void> {
