@@ -22,8 +22,8 @@ export interface Visit {
   body: string
 }
 
-/** Background reports settle in a macrotask turn. */
-export const settle = () => new Promise((resolve) => setTimeout(resolve, 0))
+/** Background reports to an in-process coordinator settle within one macrotask turn. */
+export const settle = () => new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve))
 
 /** Counts coordinator calls by method. */
 export function countingCoordinator(inner: Coordinator): Coordinator & { calls: Record<string, number> } {
