@@ -3,7 +3,26 @@
  * The ticket cookie, read and written by hand: only our one cookie is ever looked at, so a scan with
  * `indexOf` replaces parsing the whole header (hono's `getCookie` costs a third of bare throughput here).
  */
+import type { Context } from 'hono'
 import type { SameSite, SecureMode } from './options.ts'
+
+interface NodeBindings {
+  incoming?: { headers?: Record<string, string | string[] | undefined> }
+}
+
+/**
+ * The request's Cookie header. Under @hono/node-server, `c.env.incoming` is Node's request: reading its
+ * plain header object avoids building a Fetch `Headers` for the whole request, which alone costs about a
+ * quarter of bare throughput there. Everywhere else, the Fetch headers.
+ */
+export function cookieHeaderOf(c: Context): string | null | undefined {
+  const headers = (c.env as NodeBindings | undefined)?.incoming?.headers
+  if (headers && typeof headers === 'object') {
+    const value = headers.cookie
+    return typeof value === 'string' ? value : undefined
+  }
+  return c.req.raw.headers.get('cookie')
+}
 
 /** The value of cookie `name` in a Cookie header, or undefined. */
 export function readCookie(header: string | undefined | null, name: string): string | undefined {

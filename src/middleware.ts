@@ -8,7 +8,7 @@ import { env as runtimeEnv } from 'hono/adapter'
 import { memoryCoordinator } from '../adapters/memory/index.ts'
 import { minuteOf, MINUTE_MS } from './clock.ts'
 import { takeSlot, type Coordinator, type SlotResult } from './coordinator.ts'
-import { isHttps, readCookie, serializeCookie } from './cookie.ts'
+import { cookieHeaderOf, isHttps, readCookie, serializeCookie } from './cookie.ts'
 import { coverageCheck } from './coverage.ts'
 import { normalizeEvents } from './events.ts'
 import { defaultLocation } from './location.ts'
@@ -174,9 +174,10 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     return plan
   }
 
-  const settingsAt = async (c: Context, now: number): Promise<EffectiveSettings> => {
-    if (!settings.loaded) await settings.load(now).catch(() => {}) // an unreachable storage leaves the options in force
-    settings.maybeRefresh(now, (p) => waitUntilOf(c)?.(p))
+  /** The settings now; awaits only the very first load (an unreachable storage leaves the options in force). */
+  const settingsAt = (c: Context, now: number): EffectiveSettings | Promise<EffectiveSettings> => {
+    if (!settings.loaded) return settings.load(now).then(() => settings.at(now), () => settings.at(now))
+    if (settings.refreshDue(now)) settings.maybeRefresh(now, waitUntilOf(c))
     return settings.at(now)
   }
 
@@ -282,17 +283,20 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       return next()
     }
     const now = o.clock()
-    const s = await settingsAt(c, now)
+    const current = settingsAt(c, now)
+    const s = current instanceof Promise ? await current : current
     if (s.suspended) {
       metrics.decisions.suspended++
       c.set('waitingRoom', { outcome: 'bypassed', reason: 'suspended' })
       return next()
     }
-    const cookie = readCookie(c.req.raw.headers.get('cookie'), o.cookieName)
+    const cookie = readCookie(cookieHeaderOf(c), o.cookieName)
     let opened = cookie === undefined ? undefined : sealer?.cached(cookie)
     if (cookie !== undefined && !opened) opened = await sealerOf(c).open(cookie)
-    const revoked = (id: string) => revokeEnabled && link.snapshot(now)?.revoked.has(id) === true
-    const ticket = opened && live(opened.ticket, now, s) && !revoked(opened.ticket.ticketId) ? opened.ticket : undefined
+    const ticket =
+      opened && live(opened.ticket, now, s) && !(revokeEnabled && link.snapshot(now)?.revoked.has(opened.ticket.ticketId))
+        ? opened.ticket
+        : undefined
     const minute = minuteOf(now)
 
     // Admitted with a live session: no coordinator call; a new cookie only once a minute (or after rotation).

@@ -96,9 +96,14 @@ export class SettingsSource {
     return this.#loading
   }
 
+  /** True when the last load is older than the refresh interval (checked on every request: a comparison). */
+  refreshDue(now: number): boolean {
+    return !this.#loading && now - this.#lastLoadAt >= this.refreshMs
+  }
+
   /** Starts a background reload when the last one is older than the refresh interval. */
   maybeRefresh(now: number, waitUntil?: (promise: Promise<unknown>) => void): void {
-    if (this.#loading || now - this.#lastLoadAt < this.refreshMs) return
+    if (!this.refreshDue(now)) return
     const loading = this.load(now).catch(() => {}) // a storage outage keeps the last known settings
     waitUntil?.(loading)
   }
