@@ -70,6 +70,11 @@ export function normalizeEvents(inputs: readonly unknown[], field = 'events'): R
     return event
   })
   events.sort((a, b) => windowStart(a) - windowStart(b))
+  const ids = new Set<string>()
+  for (const event of events) {
+    if (ids.has(event.id)) throw new WaitingRoomError('ERR_WR_CONFLICT', `two events share the id "${event.id}"`)
+    ids.add(event.id)
+  }
   for (let i = 1; i < events.length; i++) {
     const before = events[i - 1]!
     const after = events[i]!
@@ -80,7 +85,6 @@ export function normalizeEvents(inputs: readonly unknown[], field = 'events'): R
           `before "${before.id}" ends at ${new Date(before.eventEndTime).toISOString()}`,
       )
     }
-    if (before.id === after.id) throw new WaitingRoomError('ERR_WR_CONFLICT', `two events share the id "${after.id}"`)
   }
   return events
 }

@@ -4,7 +4,18 @@
  * site reaches its limits; adapters (`hono-waiting-room/memory`, `/cloudflare`, `/deno-kv`,
  * `/bun-sqlite`, `/upstash`) share its state across workers and locations.
  */
-export { waitingRoom, type WaitingRoomDecision, type WaitingRoomEnv, type WaitingRoomVariables, type DecisionReason } from './middleware.ts'
+export {
+  waitingRoom,
+  type WaitingRoomDecision,
+  type WaitingRoomEnv,
+  type WaitingRoomVariables,
+  type DecisionReason,
+  type RoomHandle,
+  type WaitingRoomMiddleware,
+} from './middleware.ts'
+export { waitingRoomAdmin, type WaitingRoomAdminOptions, type RoomStatus, type RoomStatusName } from './admin.ts'
+export type { WaitingRoomEventInput } from './events.ts'
+export type { SettingsPatch } from './settings.ts'
 export type { WaitingRoomOptions, CookieOptions, SameSite, SecureMode, FailMode } from './options.ts'
 export { WaitingRoomError, type WaitingRoomErrorCode } from './errors.ts'
 export { ANYWHERE, takeSlot, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from './coordinator.ts'

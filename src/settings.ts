@@ -9,16 +9,16 @@ import { z } from 'zod'
 import { eventPhaseAt, normalizeEvents, type EventPhase, type RoomEvent } from './events.ts'
 import type { QueueingMethod } from './plan.ts'
 
-/** What the admin API may change at runtime. */
+/** What the admin API may change at runtime; `null` removes an override, so the option's value applies again. */
 export const settingsPatchSchema = z.strictObject({
-  totalActiveUsers: z.number().int().min(1).max(10_000_000).optional(),
-  newUsersPerMinute: z.number().int().min(1).max(10_000_000).optional(),
-  sessionDurationMinutes: z.number().int().min(1).max(30).optional(),
-  disableSessionRenewal: z.boolean().optional(),
-  queueingMethod: z.enum(['fifo', 'random', 'passthrough', 'reject']).optional(),
-  queueAll: z.boolean().optional(),
-  suspended: z.boolean().optional(),
-  queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)]).optional(),
+  totalActiveUsers: z.number().int().min(1).max(10_000_000).nullish(),
+  newUsersPerMinute: z.number().int().min(1).max(10_000_000).nullish(),
+  sessionDurationMinutes: z.number().int().min(1).max(30).nullish(),
+  disableSessionRenewal: z.boolean().nullish(),
+  queueingMethod: z.enum(['fifo', 'random', 'passthrough', 'reject']).nullish(),
+  queueAll: z.boolean().nullish(),
+  suspended: z.boolean().nullish(),
+  queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)]).nullish(),
 })
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>
 
@@ -118,7 +118,8 @@ export class SettingsSource {
 
   async patch(patch: SettingsPatch, now: number): Promise<SettingsPatch> {
     await this.load(now)
-    const next = { ...this.#overrides, ...patch }
+    const next: SettingsPatch = { ...this.#overrides, ...patch }
+    for (const field of Object.keys(next) as (keyof SettingsPatch)[]) if (next[field] === null) delete next[field]
     await this.storage.setItem(key(this.roomId, 'settings'), next)
     this.#overrides = next
     this.#effective = undefined
@@ -140,7 +141,7 @@ export class SettingsSource {
     const settings: RoomSettings = { ...this.base }
     for (const field of Object.keys(this.#overrides) as (keyof SettingsPatch)[]) {
       const value = this.#overrides[field]
-      if (value !== undefined) (settings as unknown as Record<string, unknown>)[field] = value
+      if (value !== undefined && value !== null) (settings as unknown as Record<string, unknown>)[field] = value
     }
     const event = phase.event
     if (event) {

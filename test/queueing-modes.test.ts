@@ -107,6 +107,10 @@ describe('queueing modes', () => {
     const json = JSON.parse((await room.visit(undefined, { headers: { accept: 'application/json' } })).body).waitingRoom
     expect(json).toMatchObject({ isRejectQueue: true, inWaitingRoom: false, refreshIntervalSeconds: 0 })
     expect((await room.visit(admitted.cookie)).outcome).toBe('admitted')
+    // null removes the override: the option's method applies again.
+    await room.room.settings.patch({ queueingMethod: null }, room.clock.now)
+    expect(room.room.settings.overrides()).toEqual({})
+    expect((await room.visit()).outcome).toBe('admitted')
   })
 
   it('queueAll queues every new user with an unknown wait', async () => {

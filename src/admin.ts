@@ -1,0 +1,226 @@
+/**
+ * @module
+ * `waitingRoomAdmin(room, { token })`: a Hono sub-app to watch and steer a running room — its status,
+ * runtime settings and scheduled events (persisted in the room's storage, seen by every worker within one
+ * refresh), Prometheus metrics, and queue page previews. Every route needs the bearer token.
+ */
+import { Hono, type Context, type MiddlewareHandler } from 'hono'
+import { bearerAuth } from 'hono/bearer-auth'
+import { HTTPException } from 'hono/http-exception'
+import { zValidator } from '@hono/zod-validator'
+import { roomMetricFamilies, type RoomView } from './admin-metrics.ts'
+import { resolveAdminOptions, type WaitingRoomAdminOptions } from './admin-options.ts'
+import { previewSchema, previewVariables, type PreviewInput } from './admin-preview.ts'
+import { roomStatus, statusName } from './admin-status.ts'
+import { invalid, validationHook } from './admin-validation.ts'
+import { WaitingRoomError } from './errors.ts'
+import { eventSchema } from './events.ts'
+import { messagesFor } from './messages.ts'
+import type { RoomHandle } from './middleware.ts'
+import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './prometheus.ts'
+import { renderQueuePage } from './queue-page.ts'
+import { settingsPatchSchema } from './settings.ts'
+
+export type { WaitingRoomAdminOptions } from './admin-options.ts'
+export type { RoomStatus, RoomStatusName } from './admin-status.ts'
+
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i
+
+const toMs = (value: number | string): number => (typeof value === 'number' ? value : Date.parse(value))
+
+/** An event as POST /events takes it: the checks that need both times are done here too, so they name their field. */
+const newEventSchema = eventSchema.superRefine((event, ctx) => {
+  const start = toMs(event.eventStartTime)
+  if (toMs(event.eventEndTime) <= start) ctx.addIssue({ code: 'custom', path: ['eventEndTime'], message: 'must be after eventStartTime' })
+  if (event.prequeueStartTime != null && toMs(event.prequeueStartTime) >= start) {
+    ctx.addIssue({ code: 'custom', path: ['prequeueStartTime'], message: 'must be before eventStartTime' })
+  }
+})
+
+/**
+ * Without a JSON Content-Type the validator would see `{}` — a PATCH that silently changes nothing.
+ * Refuse it instead.
+ */
+const requireJson: MiddlewareHandler = async (c, next) => {
+  const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim()
+  if (!JSON_MEDIA_TYPE.test(mediaType)) {
+    return c.json({ error: 'invalid', issues: [{ path: '', message: 'expected a JSON body with Content-Type: application/json' }] }, 415)
+  }
+  await next()
+}
+
+const fail = (status: 404 | 409 | 503, error: string, message: string) =>
+  new HTTPException(status, { res: Response.json({ error, message }, { status }) })
+
+/** Storage failures become 503 (the admin can retry); validation errors from the settings source pass through. */
+async function fromStorage<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    if (error instanceof WaitingRoomError) throw error
+    throw fail(503, 'storage_unavailable', `the settings storage failed: ${(error as Error)?.message ?? error}`)
+  }
+}
+
+/**
+ * The admin API of a room, as a Hono app to mount where you like. Mount it before `waitingRoom()` (or
+ * bypass its path) so admin requests are not queued. Routes: `GET /status`, `GET|PATCH /settings`,
+ * `GET|POST /events`, `DELETE /events/:id`, `GET /metrics` (Prometheus), `GET|POST /preview`.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from 'hono'
+ * import { waitingRoom, waitingRoomAdmin } from 'hono-waiting-room'
+ *
+ * const room = waitingRoom({ totalActiveUsers: 500, storage })
+ * const app = new Hono()
+ * app.route('/_room', waitingRoomAdmin(room, { token: env.WAITING_ROOM_ADMIN_TOKEN }))
+ * app.use('/*', room)
+ * // curl -X PATCH -H 'Authorization: Bearer …' -H 'Content-Type: application/json' \
+ * //   -d '{"totalActiveUsers":800}' https://example.com/_room/settings
+ * ```
+ */
+export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, options: WaitingRoomAdminOptions): Hono {
+  const room = middleware?.room
+  if (!room || typeof room.status !== 'function' || !room.settings) {
+    throw new WaitingRoomError('ERR_WR_OPTIONS', 'waitingRoomAdmin: expected the value returned by waitingRoom() as the first argument')
+  }
+  const o = resolveAdminOptions(options)
+  const clock = room.options.clock
+  const challenge = `Bearer realm="${o.realm.replace(/[\\"]/g, '\\$&')}"`
+  const unauthorized = { error: 'unauthorized', message: 'send Authorization: Bearer <admin token>' }
+
+  /** The room's state now; the coordinator being unreachable is a 503, whatever the adapter threw. */
+  const viewOf = async (c: Context): Promise<RoomView> => {
+    try {
+      const { settings, snapshot, plan } = await room.status(c)
+      return { settings, snapshot, plan, status: statusName(settings, snapshot, plan) }
+    } catch (error) {
+      throw fail(503, 'coordinator_unavailable', `the coordinator failed: ${(error as Error)?.message ?? error}`)
+    }
+  }
+
+  const settingsBody = (now: number) => {
+    const { phase, ...settings } = room.settings.at(now)
+    return {
+      settings,
+      overrides: room.settings.overrides(),
+      event: phase.event ?? null,
+      eventPhase: phase.prequeueing ? 'prequeueing' : phase.active ? 'active' : null,
+    }
+  }
+
+  const preview = async (c: Context, input: PreviewInput): Promise<Response> => {
+    const now = clock()
+    if (!room.settings.loaded) await room.settings.load(now).catch(() => {}) // a preview works from the options too
+    const settings = room.settings.at(now)
+    const messages = messagesFor(input.language ?? c.req.header('accept-language'), room.options.defaultTemplateLanguage)
+    const variables = previewVariables(input, { settings, refreshIntervalSeconds: room.options.refreshIntervalSeconds, now, messages })
+    if ((c.req.header('accept') ?? '').includes('application/json')) return c.json({ waitingRoom: variables })
+    let html: string
+    try {
+      html = renderQueuePage(variables, input.template ?? settings.template, messages)
+    } catch (error) {
+      // The template under trial failed to parse: the caller's field. The room's own template failing is a server error.
+      if (input.template === undefined) throw error
+      return invalid(c, [{ path: 'template', message: `Mustache: ${(error as Error)?.message ?? error}` }])
+    }
+    c.header('Content-Language', messages.lang)
+    return c.html(html)
+  }
+
+  const admin = new Hono()
+
+  admin.use('*', async (c, next) => {
+    await next()
+    c.header('Cache-Control', 'no-store') // live state and secrets-adjacent data: never cached by a proxy
+  })
+  admin.use(
+    '*',
+    bearerAuth({
+      token: o.tokens,
+      realm: o.realm,
+      noAuthenticationHeader: { message: unauthorized },
+      invalidToken: { message: unauthorized },
+      // A header that is not a Bearer token (e.g. Basic) carries no token: 401 as well, not hono's 400.
+      invalidAuthenticationHeader: {
+        message: () => Response.json(unauthorized, { status: 401, headers: { 'WWW-Authenticate': challenge } }),
+      },
+    }),
+  )
+
+  admin.get('/status', async (c) => {
+    const { settings, snapshot, plan } = await viewOf(c)
+    const messages = messagesFor(undefined, room.options.defaultTemplateLanguage)
+    return c.json(roomStatus({ settings, snapshot, plan, now: clock(), messages }))
+  })
+
+  admin.get('/settings', async (c) => {
+    const now = clock()
+    await fromStorage(room.settings.load(now)) // the stored truth, not this worker's possibly older copy
+    return c.json(settingsBody(now))
+  })
+
+  admin.patch('/settings', requireJson, zValidator('json', settingsPatchSchema, validationHook), async (c) => {
+    const now = clock()
+    await fromStorage(room.settings.patch(c.req.valid('json'), now))
+    return c.json(settingsBody(now))
+  })
+
+  admin.get('/events', async (c) => {
+    await fromStorage(room.settings.load(clock()))
+    return c.json({ events: room.settings.events() })
+  })
+
+  admin.post('/events', requireJson, zValidator('json', newEventSchema, validationHook), async (c) => {
+    const now = clock()
+    const input = c.req.valid('json')
+    await fromStorage(room.settings.load(now))
+    const existing = room.settings.events()
+    if (input.id !== undefined && existing.some((event) => event.id === input.id)) {
+      throw fail(409, 'conflict', `an event with the id "${input.id}" already exists: delete it first`)
+    }
+    const events = await fromStorage(room.settings.setEvents([...existing, input], now))
+    const before = new Set(existing.map((event) => event.id))
+    return c.json({ event: events.find((event) => !before.has(event.id)) }, 201)
+  })
+
+  admin.delete('/events/:id', async (c) => {
+    const now = clock()
+    const id = c.req.param('id')
+    await fromStorage(room.settings.load(now))
+    const existing = room.settings.events()
+    const event = existing.find((e) => e.id === id)
+    if (!event) throw fail(404, 'not_found', `no event with the id "${id}"`)
+    await fromStorage(room.settings.setEvents(existing.filter((e) => e !== event), now))
+    return c.json({ deleted: event })
+  })
+
+  admin.get('/metrics', async (c) => {
+    // During a coordinator outage the counters (errors, fallbacks) matter most: serve them without the gauges.
+    const view = await viewOf(c).catch(() => undefined)
+    return c.body(renderPrometheus(roomMetricFamilies(room, view, o.metricsPrefix)), 200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE })
+  })
+
+  admin.get('/preview', zValidator('query', previewSchema, validationHook), (c) => preview(c, c.req.valid('query')))
+  admin.post('/preview', requireJson, zValidator('json', previewSchema, validationHook), (c) => preview(c, c.req.valid('json')))
+
+  admin.onError((error, c) => {
+    if (error instanceof HTTPException) {
+      if (error.res) return error.getResponse()
+      // hono's own 400s (malformed JSON) in our shape
+      if (error.status === 400) return invalid(c, [{ path: '', message: error.message }])
+      return c.json({ error: 'http_error', message: error.message }, error.status)
+    }
+    if (error instanceof WaitingRoomError) {
+      const message = error.message.replace(/^\[hono-waiting-room\] /, '')
+      if (error.code === 'ERR_WR_CONFLICT') return c.json({ error: 'conflict', message }, 409)
+      if (error.code === 'ERR_WR_OPTIONS') return invalid(c, [{ path: '', message }])
+      if (error.code === 'ERR_WR_COORDINATOR') return c.json({ error: 'coordinator_unavailable', message }, 503)
+    }
+    console.error('[hono-waiting-room] admin API error', error)
+    return c.json({ error: 'internal', message: 'see the server log' }, 500)
+  })
+
+  return admin
+}
