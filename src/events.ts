@@ -7,9 +7,28 @@
 import { z } from 'zod'
 import { WaitingRoomError } from './errors.ts'
 
-const time = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })])
+/** ms since the epoch or an ISO 8601 time with an offset. Types are spelled out for JSR (no slow types). */
+const time: z.ZodType<number | string, number | string> = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })])
 
-export const eventSchema = z.strictObject({
+/** An event as given in options or to the admin API; fields left out (or null) inherit the room's settings. */
+export interface WaitingRoomEventInput {
+  id?: string | undefined
+  name?: string | undefined
+  eventStartTime: number | string
+  eventEndTime: number | string
+  prequeueStartTime?: number | string | null | undefined
+  shuffleAtEventStart?: boolean | null | undefined
+  totalActiveUsers?: number | null | undefined
+  newUsersPerMinute?: number | null | undefined
+  sessionDurationMinutes?: number | null | undefined
+  disableSessionRenewal?: boolean | null | undefined
+  queueingMethod?: 'fifo' | 'random' | 'passthrough' | 'reject' | null | undefined
+  queueingStatusCode?: 200 | 202 | 429 | null | undefined
+  suspended?: boolean | null | undefined
+  template?: string | null | undefined
+}
+
+export const eventSchema: z.ZodType<WaitingRoomEventInput, WaitingRoomEventInput> = z.strictObject({
   /** Stable id; generated when missing. */
   id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, '1–64 letters, digits, _ . or -').optional(),
   name: z.string().max(200).optional(),
@@ -29,8 +48,6 @@ export const eventSchema = z.strictObject({
   suspended: z.boolean().nullish(),
   template: z.string().min(1).nullish(),
 })
-
-export type WaitingRoomEventInput = z.input<typeof eventSchema>
 
 /** An event with its times in ms. */
 export interface RoomEvent extends Omit<WaitingRoomEventInput, 'eventStartTime' | 'eventEndTime' | 'prequeueStartTime' | 'id'> {

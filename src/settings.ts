@@ -10,7 +10,18 @@ import { eventPhaseAt, normalizeEvents, type EventPhase, type RoomEvent } from '
 import type { QueueingMethod } from './plan.ts'
 
 /** What the admin API may change at runtime; `null` removes an override, so the option's value applies again. */
-export const settingsPatchSchema = z.strictObject({
+export interface SettingsPatch {
+  totalActiveUsers?: number | null | undefined
+  newUsersPerMinute?: number | null | undefined
+  sessionDurationMinutes?: number | null | undefined
+  disableSessionRenewal?: boolean | null | undefined
+  queueingMethod?: QueueingMethod | null | undefined
+  queueAll?: boolean | null | undefined
+  suspended?: boolean | null | undefined
+  queueingStatusCode?: 200 | 202 | 429 | null | undefined
+}
+
+export const settingsPatchSchema: z.ZodType<SettingsPatch, SettingsPatch> = z.strictObject({
   totalActiveUsers: z.number().int().min(1).max(10_000_000).nullish(),
   newUsersPerMinute: z.number().int().min(1).max(10_000_000).nullish(),
   sessionDurationMinutes: z.number().int().min(1).max(30).nullish(),
@@ -20,7 +31,6 @@ export const settingsPatchSchema = z.strictObject({
   suspended: z.boolean().nullish(),
   queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)]).nullish(),
 })
-export type SettingsPatch = z.infer<typeof settingsPatchSchema>
 
 export interface RoomSettings {
   totalActiveUsers: number

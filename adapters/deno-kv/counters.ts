@@ -1,0 +1,132 @@
+/**
+ * @module
+ * Conditional minute counters on Deno KV. A counter is a plain number under a per-minute key. Taking a slot
+ * is a versionstamp check loop: read the counter strongly, decide `count < limit`, and commit the new count
+ * only if the counter has not changed since — so the bound holds however many isolates race. `sum` cannot
+ * do this: it has no condition and does not return the value. The token record is written in the same
+ * commit, so a retried token finds its first answer and counts nothing.
+ *
+ * Calls on one counter that overlap in this isolate are combined into one commit (up to `maxBatch`): a hot
+ * key costs one write per round instead of one per caller, and callers in one isolate never conflict with
+ * each other — only other isolates can make a commit fail and send a round around the loop again.
+ */
+import { COUNTER_TTL_MINUTES, type CounterRequest, type CounterResult } from '../../src/coordinator.ts'
+import { WaitingRoomError } from '../../src/errors.ts'
+import { roomKeys } from './keys.ts'
+import { backoff, DRIVER_NAME, MAX_GET_MANY, retryBusy, type KvEntryMaybe, type KvKey, type KvLike } from './kv.ts'
+
+export interface CounterSettings {
+  prefix: KvKey
+  maxBatch: number
+  maxAttempts: number
+}
+
+interface Waiting {
+  request: CounterRequest
+  resolve(result: CounterResult): void
+  reject(error: unknown): void
+}
+
+/** Counters and tokens outlive their minute by the core's TTL; `expireIn` is "at earliest", which is safe here. */
+const EXPIRE_IN_MS = (COUNTER_TTL_MINUTES + 1) * 60_000
+
+export function kvCounters(kv: KvLike, settings: CounterSettings): (request: CounterRequest) => Promise<CounterResult> {
+  const queues = new Map<string, Waiting[]>()
+
+  /** Commits rounds for one counter until nobody is waiting on it. */
+  async function drain(id: string, queue: Waiting[]): Promise<void> {
+    while (queue.length > 0) {
+      const round = queue.splice(0, settings.maxBatch)
+      try {
+        const results = await takeRound(kv, settings, round.map((waiting) => waiting.request))
+        round.forEach((waiting, i) => waiting.resolve(results[i]!))
+      } catch (error) {
+        for (const waiting of round) waiting.reject(error)
+      }
+    }
+    queues.delete(id)
+  }
+
+  return function increment(request: CounterRequest): Promise<CounterResult> {
+    return new Promise((resolve, reject) => {
+      const id = JSON.stringify([request.roomId, request.scope, request.minute])
+      const waiting: Waiting = { request, resolve, reject }
+      const queue = queues.get(id)
+      if (queue) return void queue.push(waiting)
+      const fresh = [waiting]
+      queues.set(id, fresh)
+      void drain(id, fresh)
+    })
+  }
+}
+
+/** One check loop over a round of requests for the same counter; answers in the order they came. */
+async function takeRound(kv: KvLike, settings: CounterSettings, requests: CounterRequest[]): Promise<CounterResult[]> {
+  const { roomId, scope, minute } = requests[0]!
+  const keys = roomKeys(settings.prefix, roomId)
+  const counterKey = keys.counter(scope, minute)
+  const tokens = [...new Set(requests.map((request) => request.token))]
+  const tokenKeys = tokens.map((token) => keys.token(scope, minute, token))
+
+  for (let attempt = 1; ; attempt++) {
+    const [counter, ...tokenEntries] = await retryBusy('reading a counter', settings.maxAttempts, () => readRound(kv, counterKey, tokenKeys))
+    const earlier = new Map<string, number>()
+    tokenEntries.forEach((entry, i) => {
+      if (typeof entry.value === 'number') earlier.set(tokens[i]!, entry.value)
+    })
+    let next = counterValue(counter!)
+    const takenNow = new Map<string, number>()
+    const results = requests.map((request): CounterResult => {
+      const seq = earlier.get(request.token) ?? takenNow.get(request.token)
+      if (seq !== undefined) return { taken: true, seq, repeat: true }
+      if (next >= request.limit) return { taken: false, seq: next }
+      takenNow.set(request.token, next)
+      return { taken: true, seq: next++ }
+    })
+    // Nothing to write: repeats are facts, and a full counter stays full (counts only grow).
+    if (takenNow.size === 0) return results
+
+    const commit = () => {
+      const op = kv.atomic().check({ key: counterKey, versionstamp: counter!.versionstamp }).set(counterKey, next, { expireIn: EXPIRE_IN_MS })
+      for (const [token, seq] of takenNow) op.set(keys.token(scope, minute, token), seq, { expireIn: EXPIRE_IN_MS })
+      return op.commit()
+    }
+    // Committing again while the file is busy is safe: the same check still guards it.
+    const { ok } = await retryBusy(`taking a slot of ${scope}/${minute}`, settings.maxAttempts, commit)
+    if (ok) return results
+    if (attempt >= settings.maxAttempts) {
+      throw new WaitingRoomError(
+        'ERR_WR_COORDINATOR',
+        `${DRIVER_NAME}: counter ${scope}/${minute} of room ${roomId} was still contended after ${attempt} attempts; ` +
+          'raise the maxAttempts option or spread load over more locations',
+      )
+    }
+    await backoff(attempt)
+  }
+}
+
+/**
+ * Reads the counter and the round's tokens strongly. The counter comes first, with as many tokens as fit
+ * in one getMany; later token chunks are read after it. That is consistent: a token is only ever written
+ * together with its counter under a check on the counter's versionstamp, so any token that appeared after
+ * the counter was read also changed the counter, and then this round's commit fails and reads again.
+ */
+async function readRound(kv: KvLike, counterKey: KvKey, tokenKeys: KvKey[]): Promise<KvEntryMaybe[]> {
+  const strong = { consistency: 'strong' } as const
+  const first = await kv.getMany([counterKey, ...tokenKeys.slice(0, MAX_GET_MANY - 1)], strong)
+  const rest: Promise<readonly KvEntryMaybe[]>[] = []
+  for (let i = MAX_GET_MANY - 1; i < tokenKeys.length; i += MAX_GET_MANY) {
+    rest.push(kv.getMany(tokenKeys.slice(i, i + MAX_GET_MANY), strong))
+  }
+  return [...first, ...(await Promise.all(rest)).flat()]
+}
+
+function counterValue(entry: KvEntryMaybe): number {
+  if (entry.value === null) return 0
+  if (typeof entry.value === 'number') return entry.value
+  throw new WaitingRoomError(
+    'ERR_WR_COORDINATOR',
+    `${DRIVER_NAME}: key ${JSON.stringify(entry.key.map(String))} holds ${typeof entry.value}, not a counter; ` +
+      'another program writes under this prefix — give the coordinator its own `prefix`',
+  )
+}

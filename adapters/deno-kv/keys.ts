@@ -1,0 +1,41 @@
+/**
+ * @module
+ * Where a room lives in Deno KV. Every key starts with `[...prefix, roomId]`, so one database holds many
+ * rooms (and other data) apart. Counters, tokens and report ids sit beside the state, not under it: the
+ * state is read with one `list` over `state`, which must not walk thousands of token records.
+ *
+ * ```
+ * [...prefix, roomId, 'counter', scope, minute]          → number (slots taken)
+ * [...prefix, roomId, 'token', scope, minute, token]     → number (the seq that token took)
+ * [...prefix, roomId, 'report', reportId, chunk]         → true   (this chunk of a report was applied)
+ * [...prefix, roomId, 'state', location, field]          → KvU64  (a count, two's complement)
+ * [...prefix, roomId, 'state', location, '@updated']     → KvU64  (ms of the location's latest report)
+ * ```
+ */
+import type { KvKey } from './kv.ts'
+
+/** Sorts before every field name (fields start with a lowercase letter), so it never collides with one. */
+export const UPDATED_AT = '@updated'
+
+export interface RoomKeys {
+  counter(scope: string, minute: number): KvKey
+  token(scope: string, minute: number, token: string): KvKey
+  report(reportId: string, chunk: number): KvKey
+  /** Prefix of every location's state. */
+  readonly state: KvKey
+  field(location: string, field: string): KvKey
+  updatedAt(location: string): KvKey
+}
+
+export function roomKeys(prefix: KvKey, roomId: string): RoomKeys {
+  const room = [...prefix, roomId]
+  const state = [...room, 'state']
+  return {
+    counter: (scope, minute) => [...room, 'counter', scope, minute],
+    token: (scope, minute, token) => [...room, 'token', scope, minute, token],
+    report: (reportId, chunk) => [...room, 'report', reportId, chunk],
+    state,
+    field: (location, field) => [...state, location, field],
+    updatedAt: (location) => [...state, location, UPDATED_AT],
+  }
+}
