@@ -114,7 +114,7 @@ const optionsSchema = z
     queueingMethod: z.enum(['fifo', 'random', 'passthrough', 'reject']).optional(),
     queueAll: z.boolean().optional(),
     suspended: z.boolean().optional(),
-    queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)]).optional(),
+    queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)], { error: 'expected 200, 202 or 429' }).optional(),
     jsonResponseEnabled: z.boolean().optional(),
     refreshIntervalSeconds: z.number().int().min(5).max(300).optional(),
     cookie: cookieSchema.optional(),

@@ -1,0 +1,157 @@
+/// <reference types="node" />
+/**
+ * The built executable as a child process: compiled from the current sources into a private folder (so a
+ * stale or half-written dist/ cannot fool it), started on a free port, driven over loopback, stopped by signal.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { existsSync, rmSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { Hono } from 'hono'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { listen, type Listening } from './listen.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+// Under node_modules so the compiled files resolve hono and friends from the project.
+const OUT = join(ROOT, 'node_modules', '.cache', `hono-waiting-room-cli-test-${process.pid}`)
+const BIN = join(OUT, 'bin', 'hono-waiting-room.js')
+/** The child's environment: none of the runner's WR_* or PORT variables. */
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
+
+const children: ChildProcess[] = []
+
+function run(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [BIN, ...args], { env: { ...ENV, ...env }, encoding: 'utf8', timeout: 10_000 })
+}
+
+/** Starts the executable and resolves with its first stdout line matching `ready`, or rejects with its output. */
+function start(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] })
+  children.push(child)
+  let output = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready within 20 s:\n${output}`)), 20_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = ready.exec(output)
+      if (match) {
+        clearTimeout(timer)
+        resolve({ child, match, output: () => output })
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`exited with ${code} before ready:\n${output}`))
+    })
+  })
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode)
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+}
+
+let origin: Listening
+
+beforeAll(async () => {
+  // tsc exits non-zero for type errors anywhere in the project, yet still emits; what matters is the output.
+  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', OUT, '--declaration', 'false', '--sourceMap', 'false'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  if (!existsSync(BIN)) throw new Error(`build produced no ${BIN}:\n${build.stdout}${build.stderr}`)
+  origin = await listen(new Hono().get('*', (c) => c.text(`origin saw ${c.req.path}`)).fetch, 0, '127.0.0.1')
+}, 90_000)
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+  await origin?.close()
+  rmSync(OUT, { recursive: true, force: true })
+})
+
+describe('the hono-waiting-room executable', () => {
+  it('starts with a node shebang', async () => {
+    const { readFileSync } = await import('node:fs')
+    expect(readFileSync(BIN, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true)
+  })
+
+  it('--help lists the flags with their environment variables', () => {
+    const result = run(['--help'])
+    expect(result.status).toBe(0)
+    for (const text of ['--origin', 'WR_ORIGIN', '--port', 'WR_PORT', '--total-active-users', 'WR_TOTAL_ACTIVE_USERS', '--secret', 'WAITING_ROOM_SECRET', '--store']) {
+      expect(result.stdout).toContain(text)
+    }
+  })
+
+  it('exits 2 naming the field for a bad flag value or environment variable', () => {
+    const flag = run(['--origin', origin.url, '--session-duration', '99'])
+    expect(flag.status).toBe(2)
+    expect(flag.stderr).toContain('sessionDurationMinutes')
+    expect(flag.stderr).toContain('--session-duration=99')
+
+    const env = run(['--origin', origin.url], { WR_QUEUEING_METHOD: 'lifo' })
+    expect(env.status).toBe(2)
+    expect(env.stderr).toContain('queueingMethod')
+    expect(env.stderr).toContain('WR_QUEUEING_METHOD=lifo')
+  })
+
+  it('proxies to the origin, queues past the limit, and stops on SIGTERM', async () => {
+    const { child, match } = await start(
+      ['--origin', origin.url, '--port', '0', '--total-active-users', '1', '--new-users-per-minute', '1'],
+      /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    )
+    const url = match[1]!
+    const first = await fetch(`${url}/hello?x=1`)
+    expect(first.status).toBe(200)
+    expect(await first.text()).toBe('origin saw /hello')
+    const ticket = first.headers.getSetCookie().find((cookie) => cookie.startsWith('__wroom='))!.split(';')[0]!
+
+    const second = await fetch(`${url}/hello`, { headers: { accept: 'text/html' } })
+    expect(await second.text()).toContain('id="wait-time"')
+
+    const again = await fetch(`${url}/again`, { headers: { cookie: ticket } })
+    expect(await again.text()).toBe('origin saw /again')
+
+    child.kill('SIGTERM')
+    expect(await exitOf(child)).toBe(0)
+  })
+
+  it('--store shares one room between two processes on one SQLite file', async () => {
+    const store = join(OUT, 'room.db')
+    const common = ['--origin', origin.url, '--port', '0', '--total-active-users', '1', '--new-users-per-minute', '1', '--store', store, '--secret', 's'.repeat(40)]
+    const ready = /listening on (http:\/\/127\.0\.0\.1:\d+)/
+    const [one, two] = await Promise.all([start(common, ready), start(common, ready)])
+    const first = await fetch(`${one.match[1]}/a`)
+    expect(await first.text()).toBe('origin saw /a')
+    const ticket = first.headers.getSetCookie().find((cookie) => cookie.startsWith('__wroom='))!.split(';')[0]!
+
+    // The room is full for the other process too, and it honours the first one's ticket.
+    const second = await fetch(`${two.match[1]}/b`, { headers: { accept: 'text/html' } })
+    expect(await second.text()).toContain('id="wait-time"')
+    const sameUser = await fetch(`${two.match[1]}/c`, { headers: { cookie: ticket } })
+    expect(await sameUser.text()).toBe('origin saw /c')
+    expect(existsSync(store)).toBe(true)
+
+    one.child.kill('SIGTERM')
+    two.child.kill('SIGTERM')
+    expect(await exitOf(one.child)).toBe(0)
+    expect(await exitOf(two.child)).toBe(0)
+  })
+
+  it('demo serves its page behind a one-user room', async () => {
+    const { child, match } = await start(['demo', '--port', '0'], /Waiting room demo at http:\/\/localhost:(\d+)/)
+    const url = `http://127.0.0.1:${match[1]}`
+    const first = await fetch(url)
+    const page = await first.text()
+    expect(page).toContain("You're in!")
+    expect(first.headers.getSetCookie().some((cookie) => cookie.startsWith('demo_visitor='))).toBe(true)
+
+    const second = await fetch(url, { headers: { accept: 'text/html' } })
+    expect(await second.text()).toContain('id="wait-time"')
+    child.kill('SIGINT')
+    expect(await exitOf(child)).toBe(0)
+  })
+})

@@ -1,0 +1,51 @@
+/// <reference types="node" />
+/**
+ * @module
+ * `hono-waiting-room demo`: a built-in origin on a free port and the proxy in front of it, with limits so
+ * low that a second browser window already waits in the queue.
+ */
+import { createDemoOrigin } from './demo-origin.ts'
+import { flagHelp, type FlagDefaults, type ProxyConfig } from './flags.ts'
+import { listen } from './listen.ts'
+import { describeRoom, serveUntilSignal, startProxy } from './proxy-command.ts'
+
+/** One user at a time, one new user a minute, 1-minute sessions, 5 s check-ins (the shortest allowed). */
+export const DEMO_DEFAULTS: FlagDefaults = {
+  'total-active-users': 1,
+  'new-users-per-minute': 1,
+  'session-duration': 1,
+  'refresh-interval': 5,
+  'room-id': 'demo',
+}
+
+/** The demo brings its own origin. */
+export const DEMO_EXCLUDED_FLAGS = ['origin', 'store']
+
+export const DEMO_USAGE = `Usage: hono-waiting-room demo [flags]
+
+Starts a small demo site and the waiting room in front of it. Open the printed address in two
+browsers (or one normal and one private window): the second one waits in the queue.
+
+Flags:
+${flagHelp(DEMO_EXCLUDED_FLAGS, DEMO_DEFAULTS)}`
+
+export async function runDemo(config: ProxyConfig): Promise<number> {
+  const origin = await listen(createDemoOrigin().fetch, 0, '127.0.0.1')
+  // Tickets only need to outlive this process: a fresh key, and no warning about a missing secret.
+  const secret = config.room.secret ?? `${crypto.randomUUID()}${crypto.randomUUID()}`
+  const demo: ProxyConfig = { ...config, origin: origin.url, room: { ...config.room, secret } }
+  let proxy
+  try {
+    proxy = await startProxy(demo)
+  } catch (error) {
+    await origin.close()
+    throw error
+  }
+  const shownHost = demo.host === '127.0.0.1' || demo.host === '0.0.0.0' || demo.host === '::' ? 'localhost' : demo.host
+  console.log(`Waiting room demo at http://${shownHost}:${proxy.port}`)
+  console.log(`  ${describeRoom(demo)}`)
+  console.log(`  demo origin at ${origin.url}; stop with Ctrl+C`)
+  const status = await serveUntilSignal(proxy)
+  await origin.close()
+  return status
+}

@@ -1,0 +1,21 @@
+/**
+ * @module
+ * `--store <path>`: the SQLite coordinator, so several proxy processes on one host share one room.
+ * Loaded lazily: the in-memory default needs no native module.
+ */
+import type { Coordinator } from '../src/coordinator.ts'
+import { importFunction } from './lazy-import.ts'
+
+/** Where `sqliteStoreCoordinator(path)` lives, relative to this file (rewritten to .js by the build). */
+export const SQLITE_STORE_MODULE = '../adapters/bun-sqlite/node.ts'
+
+/** The coordinator over the SQLite file at `path`; throws MissingModuleError if the adapter is not built. */
+export async function loadStoreCoordinator(path: string, specifier: string = SQLITE_STORE_MODULE): Promise<Coordinator> {
+  const create = await importFunction<(path: string) => Coordinator>(
+    specifier,
+    'sqliteStoreCoordinator',
+    '--store (the SQLite coordinator)',
+    'Run without --store to keep the room in memory, or build adapters/bun-sqlite/node.ts (npm run build).',
+  )
+  return create(path)
+}
