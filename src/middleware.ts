@@ -388,7 +388,10 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     metrics.decisions[reason]++
 
     if (result.admitted) {
-      if (!result.repeat) {
+      // Counted once per worker and minute. A repeat answer usually means a replayed cookie (already counted),
+      // but for a queued ticket it can also mean our earlier attempt took the slot and its reply was lost (a
+      // timeout): then nobody counted it yet, and this worker does.
+      if ((!result.repeat || queued) && link.firstCheckIn(`admitted:${ticketId}`, minute)) {
         link.record(location, activeField(minute), 1)
         link.record(location, admittedField(minute), 1)
         if (link.firstCheckIn(ticketId, minute)) link.record(location, trafficField(minute), 1)

@@ -87,4 +87,33 @@ describe('failMode', () => {
     const open = roomHarness({ coordinator, failMode: 'open' })
     expect((await open.visit()).outcome).toBe('admitted')
   })
+
+  it('a slot taken whose reply was lost is counted once, when the queued user comes back for it', async () => {
+    const inner = memoryCoordinator()
+    let loseNextReply = false
+    const coordinator: Coordinator = {
+      name: 'lossy',
+      preferredSyncIntervalMs: 0,
+      sync: (report) => inner.sync(report),
+      async increment(request) {
+        const result = await inner.increment(request) // the slot is taken…
+        if (loseNextReply) {
+          loseNextReply = false
+          throw new Error('reply lost') // …but the answer never arrives
+        }
+        return result
+      },
+    }
+    vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const room = roomHarness({ totalActiveUsers: 10, coordinator, refreshIntervalSeconds: 5 })
+    loseNextReply = true
+    const first = await room.visit()
+    expect(first.outcome).toBe('queued') // failMode closed
+    room.advance(5_000)
+    const back = await room.visit(first.cookie)
+    expect(back.outcome).toBe('admitted')
+    const state = await inner.sync({ id: 'probe', roomId: 'default', location: 'local', at: room.clock.now, keepMinutes: 10, deltas: {} })
+    expect(buildSnapshot(state, room.clock.now, 5).activeUsers).toBe(1)
+    expect(buildSnapshot(state, room.clock.now, 5).admittedThisMinute).toBe(1)
+  })
 })

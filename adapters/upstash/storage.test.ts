@@ -1,0 +1,83 @@
+/**
+ * What the scripts leave in Redis: keys under one hash tag per room, every key with a TTL, old fields
+ * deleted (not just hidden), silent locations dropped, and location names that survive REST decoding.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { WorkerReport } from '../../src/state.ts'
+import { upstashCoordinator, type UpstashCoordinator } from './index.ts'
+import { openRedisFixture, type RedisFixture } from './test/fixture.ts'
+
+const MINUTE = 29_405_520
+const AT = MINUTE * 60_000
+
+let fixture: RedisFixture
+let coordinator: UpstashCoordinator
+beforeAll(async () => {
+  fixture = await openRedisFixture('store')
+  coordinator = upstashCoordinator(fixture.rest(), { prefix: fixture.prefix })
+})
+afterAll(() => fixture.close())
+
+let reports = 0
+const report = (roomId: string, location: string, at: number, deltas: Record<string, number>, keepMinutes = 10): WorkerReport => ({
+  id: `report-${++reports}`,
+  roomId,
+  location,
+  at,
+  keepMinutes,
+  deltas,
+})
+
+describe('upstash storage layout', () => {
+  it('keeps a room under one hash tag, and every key expires', async () => {
+    const roomId = 'layout'
+    await coordinator.takeSlot({ roomId, location: 'SJC', minute: MINUTE, localLimit: 1, anywhereLimit: 1, token: 'a' })
+    await coordinator.takeSlot({ roomId, location: 'SJC', minute: MINUTE, localLimit: 1, anywhereLimit: 1, token: 'b' })
+    await coordinator.sync(report(roomId, 'SJC', AT, { [`a${MINUTE}`]: 2 }))
+    const keys = (await fixture.tcp.keys(`${fixture.prefix}:*`)).filter((key) => key.includes('{layout}')).sort()
+    const tag = `${fixture.prefix}:{${roomId}}`
+    expect(keys).toEqual([`${tag}:c:${MINUTE}:*`, `${tag}:c:${MINUTE}:SJC`, `${tag}:l:SJC`, `${tag}:locations`, `${tag}:r:report-${reports}`])
+    const ttls = await Promise.all(keys.map((key) => fixture.tcp.ttl(key)))
+    // Counters: 5 min; location hash and index: keepMinutes + 2; report ids: 10 min.
+    const expected = [300, 300, 720, 720, 600]
+    expect(ttls.map((ttl, i) => expected[i]! - ttl >= 0 && expected[i]! - ttl <= 5)).toEqual(expected.map(() => true))
+  })
+
+  it('deletes the reporting location’s fields once they age out of keepMinutes', async () => {
+    const roomId = 'prune'
+    await coordinator.sync(report(roomId, 'SJC', AT, { [`a${MINUTE}`]: 4, [`w${MINUTE}.${MINUTE - 1}`]: 2, [`x${MINUTE}.ticket-1`]: 1 }))
+    await coordinator.sync(report(roomId, 'SJC', AT + 5 * 60_000, { [`a${MINUTE + 5}`]: 1 }))
+    expect(await fixture.tcp.hLen(`${fixture.prefix}:{${roomId}}:l:SJC`)).toBe(4)
+    const view = await coordinator.sync(report(roomId, 'SJC', AT + 11 * 60_000, {}))
+    expect(view.locations.SJC?.counts).toEqual({ [`a${MINUTE + 5}`]: 1 })
+    expect(await fixture.tcp.hGetAll(`${fixture.prefix}:{${roomId}}:l:SJC`)).toEqual({ [`a${MINUTE + 5}`]: '1' })
+  })
+
+  it('deletes a field whose count returns to zero', async () => {
+    const roomId = 'zero'
+    await coordinator.sync(report(roomId, 'SJC', AT, { [`a${MINUTE}`]: 1, [`t${MINUTE}`]: 1 }))
+    const view = await coordinator.sync(report(roomId, 'SJC', AT + 1, { [`a${MINUTE}`]: -1 }))
+    expect(view.locations.SJC?.counts).toEqual({ [`t${MINUTE}`]: 1 })
+    expect(await fixture.tcp.hExists(`${fixture.prefix}:{${roomId}}:l:SJC`, `a${MINUTE}`)).toBe(0)
+  })
+
+  it('drops a location that stayed silent past its window, and reports when each location last merged', async () => {
+    const roomId = 'silent'
+    await coordinator.sync(report(roomId, 'LHR', AT, { [`a${MINUTE}`]: 1 }))
+    const both = await coordinator.sync(report(roomId, 'SJC', AT + 60_000, { [`a${MINUTE + 1}`]: 1 }))
+    expect(both.locations.LHR?.updatedAt).toBe(AT)
+    expect(both.locations.SJC?.updatedAt).toBe(AT + 60_000)
+    const later = await coordinator.sync(report(roomId, 'SJC', AT + 13 * 60_000, {}))
+    expect(Object.keys(later.locations)).toEqual(['SJC'])
+    expect(await fixture.tcp.zScore(`${fixture.prefix}:{${roomId}}:locations`, 'LHR')).toBe(null)
+  })
+
+  it('returns location names that look like JSON unchanged over REST', async () => {
+    const roomId = 'names'
+    const names = ['123', 'true', 'null', '[1]', '{}', '"quoted"', 'a b:c']
+    for (const name of names) await coordinator.sync(report(roomId, name, AT, { [`a${MINUTE}`]: 1 }))
+    const view = await coordinator.sync(report(roomId, 'SJC', AT, {}))
+    expect(Object.keys(view.locations).sort()).toEqual([...names, 'SJC'].sort())
+    expect(view.locations['[1]']?.counts).toEqual({ [`a${MINUTE}`]: 1 })
+  })
+})
