@@ -36,7 +36,9 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, adapter: string)
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new WaitingRoomError('ERR_WR_COORDINATOR', `${adapter}: no answer within ${ms} ms`)), ms)
   })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+  return Promise.race([promise, timeout]).finally(() => {
+    if (timer !== undefined) clearTimeout(timer)
+  })
 }
 
 export class WorkerLink {

@@ -1,0 +1,47 @@
+/// <reference types="./cloudflare-workers.d.ts" />
+/**
+ * @module
+ * `WaitingRoomGlobal`: one Durable Object per room — seed 001's global object. It hosts the
+ * {@link GlobalAggregator}: stores whatever each location object sends and answers with every location.
+ * Each location's latest state is also written to storage (one small row per exchange, and exchanges are
+ * paced by the location objects), so a restarted global object answers with the full view at once
+ * instead of waiting for every location to exchange again.
+ */
+import { DurableObject } from 'cloudflare:workers'
+import { GlobalAggregator } from '../../src/aggregator.ts'
+import type { LocationState, RoomState } from '../../src/state.ts'
+import type { GlobalObjectRpc } from './protocol.ts'
+
+const LOCATION_KEY = 'location:'
+
+export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> implements GlobalObjectRpc {
+  #aggregator: GlobalAggregator | undefined
+
+  async exchange(location: string, state: LocationState | null, now: number): Promise<RoomState> {
+    const aggregator = this.#loaded()
+    if (state === null) return aggregator.view(now)
+    const view = aggregator.exchange(location, state, now)
+    // Persist what the aggregator now holds for this location (it keeps the newer of two states).
+    const held = view.locations[location]
+    if (held) this.ctx.storage.kv.put(LOCATION_KEY + location, held)
+    return view
+  }
+
+  /** Rebuilds the aggregator from storage on the first call after a (re)start; forgotten locations are deleted. */
+  #loaded(): GlobalAggregator {
+    if (this.#aggregator) return this.#aggregator
+    const aggregator = new GlobalAggregator()
+    const kv = this.ctx.storage.kv
+    let newest = 0
+    const stored: string[] = []
+    for (const [key, state] of kv.list<LocationState>({ prefix: LOCATION_KEY })) {
+      const location = key.slice(LOCATION_KEY.length)
+      stored.push(location)
+      aggregator.exchange(location, state, state.updatedAt)
+      newest = Math.max(newest, state.updatedAt)
+    }
+    const kept = aggregator.view(newest).locations
+    for (const location of stored) if (!kept[location]) kv.delete(LOCATION_KEY + location)
+    return (this.#aggregator = aggregator)
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The location stage's pacing and restart rules, without workerd (the conformance suite runs it there).
+ */
+import { describe, expect, it } from 'vitest'
+import { GlobalAggregator } from '../../src/aggregator.ts'
+import type { LocationState, RoomState, WorkerReport } from '../../src/state.ts'
+import { LocationStage, type Exchange } from './location-stage.ts'
+
+const pacing = { exchangeIntervalMs: 1000, globalExchangesPerSecond: 2 }
+let reportId = 0
+const report = (location: string, at: number, deltas: Record<string, number> = {}): WorkerReport => ({
+  id: `r${++reportId}`,
+  roomId: 'room',
+  location,
+  at,
+  keepMinutes: 10,
+  deltas,
+})
+
+/** A global aggregator behind an exchange function that records what it was sent. */
+function globalStage() {
+  const aggregator = new GlobalAggregator()
+  const sent: (LocationState | null)[] = []
+  const exchangeFor = (location: string, now: () => number): Exchange => async (state) => {
+    sent.push(state)
+    return state === null ? aggregator.view(now()) : aggregator.exchange(location, state, now())
+  }
+  return { aggregator, sent, exchangeFor }
+}
+
+describe('LocationStage', () => {
+  it('exchanges at most once per interval, not on every report', async () => {
+    const global = globalStage()
+    const stage = new LocationStage('SJC')
+    let now = 0
+    const exchange = global.exchangeFor('SJC', () => now)
+    for (now = 0; now < 3000; now += 100) await stage.sync(report('SJC', now, { a1: 1 }), pacing, exchange)
+    // The first sync restores (a read) and publishes; then one exchange per second: 0, 1000, 2000.
+    expect(global.sent.filter((state) => state !== null)).toHaveLength(3)
+    expect(global.sent.filter((state) => state === null)).toHaveLength(1)
+  })
+
+  it('exchanges less often as locations are added, to keep the global object at its rate', async () => {
+    const global = globalStage()
+    for (const location of ['A', 'B', 'C', 'D']) global.aggregator.exchange(location, { counts: {}, updatedAt: 0 }, 0)
+    const stage = new LocationStage('SJC')
+    await stage.sync(report('SJC', 0), pacing, global.exchangeFor('SJC', () => 0))
+    // Five locations at 2 exchanges per second in all: every 2.5 s each.
+    expect(stage.intervalMs(pacing)).toBe(2500)
+  })
+
+  it('after a restart adopts its earlier state before it publishes, and answers with all of it', async () => {
+    const global = globalStage()
+    global.aggregator.exchange('SJC', { counts: { a1: 7 }, updatedAt: 0 }, 0)
+    const stage = new LocationStage('SJC')
+    const view: RoomState = await stage.sync(report('SJC', 10, { a1: 2 }), pacing, global.exchangeFor('SJC', () => 10))
+    expect(global.sent[0]).toBeNull()
+    expect(global.sent[1]?.counts).toEqual({ a1: 9 })
+    expect(view.locations.SJC?.counts).toEqual({ a1: 9 })
+  })
+
+  it('keeps answering when the global object is down, and never publishes before it has restored', async () => {
+    const stage = new LocationStage('SJC')
+    const sent: (LocationState | null)[] = []
+    const down: Exchange = async (state) => {
+      sent.push(state)
+      throw new Error('global object unreachable')
+    }
+    const view = await stage.sync(report('SJC', 0, { a1: 2 }), pacing, down)
+    expect(view.locations.SJC?.counts).toEqual({ a1: 2 })
+    await stage.sync(report('SJC', 500, { a1: 1 }), pacing, down) // backed off: no new attempt yet
+    expect(sent).toEqual([null])
+    await stage.sync(report('SJC', 2000, { a1: 1 }), pacing, down)
+    expect(sent).toEqual([null, null])
+  })
+})

@@ -1,0 +1,59 @@
+/**
+ * @module
+ * What workers and the two Durable Object classes say to each other over RPC, and how objects are named.
+ * Bindings are typed structurally (the project does not depend on `@cloudflare/workers-types`): a real
+ * `DurableObjectNamespace` fits {@link DurableObjectNamespaceLike}.
+ */
+import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../src/coordinator.ts'
+import type { LocationState, RoomState, WorkerReport } from '../../src/state.ts'
+
+export const DRIVER_NAME = 'cloudflare'
+
+/** A Durable Object id: opaque here. */
+export interface DurableObjectIdLike {
+  toString(): string
+}
+
+/** The part of a `DurableObjectNamespace` binding the adapter uses. */
+export interface DurableObjectNamespaceLike {
+  idFromName(name: string): DurableObjectIdLike
+  get(id: DurableObjectIdLike): object
+}
+
+/**
+ * Sent with every call that may reach another object. A Durable Object cannot receive a stub over RPC, so
+ * it looks its peers up in its own `env` by binding name; pacing travels along so the factory's options
+ * are the single place to configure it.
+ */
+export interface ObjectRoute {
+  /** Binding name of the `WaitingRoomCounter` namespace. */
+  counters: string
+  /** Binding name of the `WaitingRoomGlobal` namespace. */
+  global: string
+  /** Shortest time between a location object's exchanges with the global object, ms. */
+  exchangeIntervalMs: number
+  /** Exchanges per second the global object should get from all locations together. */
+  globalExchangesPerSecond: number
+  /** Attempts and first backoff for object-to-object calls (retryable errors only). */
+  attempts: number
+  retryDelayMs: number
+}
+
+/** RPC methods of `WaitingRoomCounter`: a location's counters and aggregator, or a room's Anywhere counter. */
+export interface CounterObjectRpc {
+  increment(request: CounterRequest): Promise<CounterResult>
+  takeSlot(request: SlotRequest, route: ObjectRoute): Promise<SlotResult>
+  sync(report: WorkerReport, route: ObjectRoute): Promise<RoomState>
+}
+
+/** RPC methods of `WaitingRoomGlobal`. */
+export interface GlobalObjectRpc {
+  /** Stores `state` as `location`'s (null: only read) and answers with every location; `now` is the caller's clock. */
+  exchange(location: string, state: LocationState | null, now: number): Promise<RoomState>
+}
+
+/** One counter object per (room, location), seed 001; scope `*` (ANYWHERE) is the room's Anywhere counter. Room ids cannot contain `:`. */
+export const counterObjectName = (roomId: string, scope: string): string => `${roomId}:${scope}`
+
+/** One global object per room. */
+export const globalObjectName = (roomId: string): string => roomId

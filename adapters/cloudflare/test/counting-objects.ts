@@ -1,0 +1,101 @@
+/**
+ * @module
+ * Test subclasses of the two Durable Objects: every RPC call an object receives is counted (so a test can
+ * say how many object calls a request cost, object-to-object calls included), and `restart()` aborts the
+ * object the way an eviction or a deploy does — its memory is gone, its storage stays.
+ */
+import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../../src/coordinator.ts'
+import type { LocationState, RoomState, WorkerReport } from '../../../src/state.ts'
+import { WaitingRoomCounter } from '../counter-object.ts'
+import { WaitingRoomGlobal } from '../global-object.ts'
+import type { ObjectRoute } from '../protocol.ts'
+
+export type CallCounts = Record<string, number>
+
+export class CountingCounter extends WaitingRoomCounter {
+  #calls: CallCounts = {}
+
+  override async increment(request: CounterRequest): Promise<CounterResult> {
+    this.#calls.increment = (this.#calls.increment ?? 0) + 1
+    return super.increment(request)
+  }
+
+  override async takeSlot(request: SlotRequest, route: ObjectRoute): Promise<SlotResult> {
+    this.#calls.takeSlot = (this.#calls.takeSlot ?? 0) + 1
+    return super.takeSlot(request, route)
+  }
+
+  override async sync(report: WorkerReport, route: ObjectRoute): Promise<RoomState> {
+    this.#calls.sync = (this.#calls.sync ?? 0) + 1
+    return super.sync(report, route)
+  }
+
+  async calls(): Promise<CallCounts> {
+    return this.#calls
+  }
+
+  async restart(): Promise<void> {
+    this.ctx.abort('test: object restarted')
+  }
+
+  /** Runs the cleanup alarm now. */
+  async cleanUp(): Promise<void> {
+    await this.alarm()
+  }
+}
+
+export class CountingGlobal extends WaitingRoomGlobal {
+  #calls: CallCounts = {}
+
+  override async exchange(location: string, state: LocationState | null, now: number): Promise<RoomState> {
+    this.#calls.exchange = (this.#calls.exchange ?? 0) + 1
+    return super.exchange(location, state, now)
+  }
+
+  async calls(): Promise<CallCounts> {
+    return this.#calls
+  }
+
+  async restart(): Promise<void> {
+    this.ctx.abort('test: object restarted')
+  }
+}
+
+interface TestStub {
+  calls(): Promise<CallCounts>
+  restart(): Promise<void>
+  cleanUp?(): Promise<void>
+}
+
+interface TestNamespace {
+  idFromName(name: string): unknown
+  get(id: unknown): unknown
+}
+
+/**
+ * Test routes shared by the test Workers: `GET /__test/calls?counter=a&counter=b&global=c` sums the
+ * named objects' counts by method; `POST /__test/restart?counter=a` (or `global=`) restarts one;
+ * `POST /__test/cleanup?counter=a` runs a counter object's cleanup alarm now.
+ */
+export async function objectTestRoute(request: Request, env: { WR_COUNTER: TestNamespace; WR_GLOBAL: TestNamespace }): Promise<Response | undefined> {
+  const url = new URL(request.url)
+  if (!url.pathname.startsWith('/__test/')) return undefined
+  const stubs: TestStub[] = []
+  for (const name of url.searchParams.getAll('counter')) stubs.push(env.WR_COUNTER.get(env.WR_COUNTER.idFromName(name)) as TestStub)
+  for (const name of url.searchParams.getAll('global')) stubs.push(env.WR_GLOBAL.get(env.WR_GLOBAL.idFromName(name)) as TestStub)
+  if (url.pathname === '/__test/calls') {
+    const total: CallCounts = {}
+    for (const stub of stubs) for (const [method, n] of Object.entries(await stub.calls())) total[method] = (total[method] ?? 0) + n
+    return Response.json(total)
+  }
+  if (url.pathname === '/__test/restart') {
+    // The abort rejects the call that caused it; that is the restart.
+    for (const stub of stubs) await stub.restart().catch(() => {})
+    return new Response('restarted')
+  }
+  if (url.pathname === '/__test/cleanup') {
+    for (const stub of stubs) await stub.cleanUp?.()
+    return new Response('cleaned up')
+  }
+  return new Response('unknown test route', { status: 404 })
+}

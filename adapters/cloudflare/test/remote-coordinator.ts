@@ -1,0 +1,53 @@
+/**
+ * @module
+ * A coordinator in the test process whose every call runs in workerd: it posts to the bridge Worker,
+ * which calls the real `durableObjectCoordinator` there. Also reads, restarts and cleans up objects for tests.
+ */
+import type { Miniflare } from 'miniflare'
+import type { Coordinator, CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../../src/coordinator.ts'
+import type { RoomState, WorkerReport } from '../../../src/state.ts'
+import type { CallCounts } from './counting-objects.ts'
+
+export interface RemoteCoordinator extends Coordinator {
+  takeSlot(request: SlotRequest): Promise<SlotResult>
+}
+
+export function remoteCoordinator(mf: Miniflare, query = ''): RemoteCoordinator {
+  async function call<T>(method: string, argument: unknown): Promise<T> {
+    const response = await mf.dispatchFetch(`http://bridge/coordinator/${method}${query}`, { method: 'POST', body: JSON.stringify(argument) })
+    const body = (await response.json()) as T & { error?: string }
+    if (!response.ok) throw new Error(`${method} failed in workerd: ${body.error}`)
+    return body
+  }
+  return {
+    name: 'cloudflare',
+    increment: (request: CounterRequest) => call<CounterResult>('increment', request),
+    sync: (report: WorkerReport) => call<RoomState>('sync', report),
+    takeSlot: (request: SlotRequest) => call<SlotResult>('takeSlot', request),
+  }
+}
+
+const objectQuery = (objects: { counter?: string[]; global?: string[] }): string => {
+  const query = new URLSearchParams()
+  for (const name of objects.counter ?? []) query.append('counter', name)
+  for (const name of objects.global ?? []) query.append('global', name)
+  return query.toString()
+}
+
+/** RPC calls the named objects received, summed by method. */
+export async function objectCalls(mf: Miniflare, objects: { counter?: string[]; global?: string[] }): Promise<CallCounts> {
+  const response = await mf.dispatchFetch(`http://test/__test/calls?${objectQuery(objects)}`)
+  return (await response.json()) as CallCounts
+}
+
+/** Aborts the named objects: memory gone, storage kept (an eviction or a deploy mid-minute). */
+export async function restartObjects(mf: Miniflare, objects: { counter?: string[]; global?: string[] }): Promise<void> {
+  const response = await mf.dispatchFetch(`http://test/__test/restart?${objectQuery(objects)}`, { method: 'POST' })
+  await response.text()
+}
+
+/** Runs the named counter objects' cleanup alarm now. */
+export async function cleanUpObjects(mf: Miniflare, counters: string[]): Promise<void> {
+  const response = await mf.dispatchFetch(`http://test/__test/cleanup?${objectQuery({ counter: counters })}`, { method: 'POST' })
+  await response.text()
+}
