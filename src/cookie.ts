@@ -47,6 +47,7 @@ export interface CookieAttributes {
   sameSite: SameSite
   secure: SecureMode
   domain: string | undefined
+  partitioned?: boolean
 }
 
 /**
@@ -80,6 +81,7 @@ export function serializeCookie(
   }
   let cookie = `${name}=${value}; Max-Age=${Math.max(0, Math.ceil(maxAgeSeconds))}; Path=/; HttpOnly; SameSite=${sameSite}`
   if (secure) cookie += '; Secure'
+  if (attributes.partitioned && sameSite === 'None') cookie += '; Partitioned'
   if (attributes.domain) cookie += `; Domain=${attributes.domain}`
   return cookie
 }

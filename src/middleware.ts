@@ -141,7 +141,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
   const metrics = new RoomMetrics()
   const covers = coverageCheck(o.coverage)
   const revokeEnabled = o.enabledOriginCommands.includes('revoke')
-  const cookieAttributes = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain }
+  const cookieAttributes = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain, partitioned: o.cookiePartitioned }
 
   let sealer: TicketSealer | undefined = o.secret ? new TicketSealer(o.roomId, o.secret) : undefined
   const sealerOf = (c: Context): TicketSealer => {

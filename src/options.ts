@@ -28,6 +28,11 @@ export interface CookieOptions {
   secure?: SecureMode
   /** Cookie Domain attribute. Default none (host-only). */
   domain?: string
+  /**
+   * Add `Partitioned` (CHIPS) when the cookie is SameSite=None: an embedded room keeps its ticket where
+   * third-party cookies are blocked, in a separate cookie per embedding site. Default false.
+   */
+  partitioned?: boolean
 }
 
 export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions {
@@ -102,6 +107,7 @@ const cookieSchema = z.strictObject({
   sameSite: z.enum(['auto', 'lax', 'strict', 'none']).optional(),
   secure: z.enum(['auto', 'always', 'never']).optional(),
   domain: z.string().min(1).optional(),
+  partitioned: z.boolean().optional(),
 })
 
 const optionsSchema = z
@@ -193,6 +199,7 @@ export interface ResolvedOptions<E extends Env = Env> {
   sameSite: SameSite
   secure: SecureMode
   cookieDomain: string | undefined
+  cookiePartitioned: boolean
   secret: string[] | undefined
   template: string | undefined
   defaultTemplateLanguage: string
@@ -228,6 +235,7 @@ export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {})
     sameSite: options.cookie?.sameSite ?? 'auto',
     secure: options.cookie?.secure ?? 'auto',
     cookieDomain: options.cookie?.domain,
+    cookiePartitioned: options.cookie?.partitioned ?? false,
     secret: options.secret === undefined ? undefined : Array.isArray(options.secret) ? options.secret : [options.secret],
     template: options.template,
     defaultTemplateLanguage: options.defaultTemplateLanguage ?? 'en',

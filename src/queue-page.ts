@@ -60,6 +60,18 @@ export function formatWaitRange(low: number, high: number, messages: Messages): 
   return from === to ? format.format(from) : format.formatRange(from, to)
 }
 
+const timeFormats = new Map<string, Intl.DateTimeFormat>()
+
+/** "12:01 UTC" in the page's language: the server cannot know the reader's time zone, so it says which it uses. */
+export function formatUpdated(iso: string, messages: Messages): string {
+  let format = timeFormats.get(messages.lang)
+  if (!format) {
+    format = new Intl.DateTimeFormat(messages.lang, { timeStyle: 'medium', timeZone: 'UTC' })
+    timeFormats.set(messages.lang, format)
+  }
+  return `${format.format(new Date(iso))} UTC`
+}
+
 /** Renders HTML: the operator's template with the variables, or the built-in page with its messages too. */
 export function renderQueuePage(variables: TemplateVariables, template: string | undefined, messages: Messages): string {
   if (template) return Mustache.render(template, variables)
@@ -68,6 +80,7 @@ export function renderQueuePage(variables: TemplateVariables, template: string |
     t: messages,
     dir: messages.dir,
     waitRangeFormatted: formatWaitRange(variables.waitTime25Percentile, variables.waitTime75Percentile, messages),
+    lastUpdatedFormatted: formatUpdated(variables.lastUpdated, messages),
   })
 }
 

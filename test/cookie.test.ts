@@ -40,3 +40,11 @@ describe('serializeCookie', () => {
     expect(isHttps('https://x/', undefined)).toBe(true)
   })
 })
+
+describe('partitioned cookies', () => {
+  it('adds Partitioned only to SameSite=None cookies, when asked', () => {
+    const partitioned = { sameSite: 'auto' as const, secure: 'auto' as const, domain: undefined, partitioned: true }
+    expect(serializeCookie('n', 'v', 60, partitioned, true)).toBe('n=v; Max-Age=60; Path=/; HttpOnly; SameSite=None; Secure; Partitioned')
+    expect(serializeCookie('n', 'v', 60, partitioned, false)).toBe('n=v; Max-Age=60; Path=/; HttpOnly; SameSite=Lax')
+  })
+})

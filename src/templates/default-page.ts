@@ -48,7 +48,7 @@ small{color:var(--muted)}
 {{#isRandomQueue}}<p>{{t.randomNote}}</p>{{/isRandomQueue}}
 <p>{{t.refreshNote}}</p>
 {{/isRejectQueue}}
-<p><small>{{t.lastUpdatedLabel}}: <time datetime="{{lastUpdated}}">{{lastUpdated}}</time></small></p>
+<p><small>{{t.lastUpdatedLabel}}: <time datetime="{{lastUpdated}}">{{lastUpdatedFormatted}}</time></small></p>
 </main>
 </body>
 </html>

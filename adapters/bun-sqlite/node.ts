@@ -1,0 +1,56 @@
+/// <reference types="node" />
+/**
+ * @module
+ * The SQLite coordinator on Node, opened from a path with better-sqlite3: what the standalone proxy's
+ * `--store ./room.db` uses, so every proxy process on the host shares one room. better-sqlite3 is loaded
+ * when called, so a missing install is a message that says what to install, not a failed import.
+ *
+ * @example
+ * ```ts
+ * import { sqliteStoreCoordinator } from 'hono-waiting-room/bun-sqlite/node'
+ * app.use(waitingRoom({ coordinator: sqliteStoreCoordinator('./room.db') }))
+ * ```
+ */
+import { createRequire } from 'node:module'
+import type BetterSqlite3 from 'better-sqlite3'
+import { WaitingRoomError } from '../../src/errors.ts'
+import { DRIVER_NAME, sqliteCoordinator, type SqliteCoordinator, type SqliteCoordinatorOptions } from './index.ts'
+
+export interface SqliteStoreCoordinator extends SqliteCoordinator {
+  /** Closes the database (checkpointing the WAL when this is the last connection). */
+  close(): void
+}
+
+function loadBetterSqlite3(): typeof BetterSqlite3 {
+  try {
+    return createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3
+  } catch (error) {
+    throw new WaitingRoomError(
+      'ERR_WR_COORDINATOR',
+      `${DRIVER_NAME}: better-sqlite3 could not be loaded (${error instanceof Error ? error.message : String(error)}). ` +
+        'Install it next to hono-waiting-room: npm install better-sqlite3',
+      { cause: error },
+    )
+  }
+}
+
+/** Opens (or creates) the SQLite file at `path` and returns a coordinator over it. */
+export function sqliteStoreCoordinator(path: string, options?: SqliteCoordinatorOptions): SqliteStoreCoordinator {
+  const Database = loadBetterSqlite3()
+  let db: BetterSqlite3.Database
+  try {
+    db = new Database(path)
+  } catch (error) {
+    throw new WaitingRoomError(
+      'ERR_WR_COORDINATOR',
+      `${DRIVER_NAME}: cannot open ${path}: ${error instanceof Error ? error.message : String(error)}. Check that its directory exists and is writable.`,
+      { cause: error },
+    )
+  }
+  try {
+    return Object.assign(sqliteCoordinator(db, options), { close: () => db.close() })
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * @module
+ * The tables and the prepared statements. Counters and tokens are keyed minute first, so dropping old
+ * minutes is one range delete on the primary key; room state is one row per (room, location, field),
+ * merged with `value = value + excluded.value` so any number of processes add into it.
+ */
+import type { SqliteDatabase, SqliteStatement } from './driver.ts'
+
+/** Table names, all under one prefix so the file can also hold the app's own tables. */
+export interface Tables {
+  /** (minute, room, scope) → count: one conditional counter per location or Anywhere, per minute. */
+  counters: string
+  /** (minute, room, scope, token) → seq: who took which slot, so a retried token is answered, not counted. */
+  tokens: string
+  /** (room, location, field) → value, with the field's minute for pruning. */
+  state: string
+  /** (room, location) → updated_at of the last report merged into it. */
+  locations: string
+  /** (room, id) → at: report ids already applied. */
+  reports: string
+}
+
+export const tablesFor = (prefix: string): Tables => ({
+  counters: `${prefix}counters`,
+  tokens: `${prefix}counter_tokens`,
+  state: `${prefix}state`,
+  locations: `${prefix}locations`,
+  reports: `${prefix}reports`,
+})
+
+/** Creates the tables if missing. Run inside a write transaction, so processes starting together agree. */
+export function schemaSql(t: Tables): string {
+  return `
+    CREATE TABLE IF NOT EXISTS ${t.counters} (
+      minute INTEGER NOT NULL, room TEXT NOT NULL, scope TEXT NOT NULL, count INTEGER NOT NULL,
+      PRIMARY KEY (minute, room, scope)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS ${t.tokens} (
+      minute INTEGER NOT NULL, room TEXT NOT NULL, scope TEXT NOT NULL, token TEXT NOT NULL, seq INTEGER NOT NULL,
+      PRIMARY KEY (minute, room, scope, token)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS ${t.state} (
+      room TEXT NOT NULL, location TEXT NOT NULL, field TEXT NOT NULL, minute INTEGER NOT NULL, value INTEGER NOT NULL,
+      PRIMARY KEY (room, location, field)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS ${t.locations} (
+      room TEXT NOT NULL, location TEXT NOT NULL, updated_at INTEGER NOT NULL,
+      PRIMARY KEY (room, location)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS ${t.reports} (
+      room TEXT NOT NULL, id TEXT NOT NULL, at INTEGER NOT NULL,
+      PRIMARY KEY (room, id)) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS ${t.reports}_at ON ${t.reports} (at);`
+}
+
+export type Statements = ReturnType<typeof prepareStatements>
+
+export function prepareStatements(db: SqliteDatabase, t: Tables) {
+  const sql = (text: string): SqliteStatement => db.prepare(text)
+  return {
+    /** (minute, room, scope, token) → { seq } | none */
+    findToken: sql(`SELECT seq FROM ${t.tokens} WHERE minute = ? AND room = ? AND scope = ? AND token = ?`),
+    /** (minute, room, scope, limit) → { seq } when a slot was taken (count was below limit), else none. */
+    takeCounter: sql(
+      `INSERT INTO ${t.counters} (minute, room, scope, count) VALUES (?, ?, ?, 1)
+       ON CONFLICT (minute, room, scope) DO UPDATE SET count = count + 1 WHERE count < ?
+       RETURNING count - 1 AS seq`,
+    ),
+    /** (minute, room, scope) → { count } | none */
+    readCounter: sql(`SELECT count FROM ${t.counters} WHERE minute = ? AND room = ? AND scope = ?`),
+    /** (minute, room, scope, token, seq) */
+    rememberToken: sql(`INSERT INTO ${t.tokens} (minute, room, scope, token, seq) VALUES (?, ?, ?, ?, ?)`),
+    /** (room, id, at) → { fresh } the first time this id is seen, else none. */
+    claimReport: sql(`INSERT INTO ${t.reports} (room, id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1 AS fresh`),
+    /** (room, location, field, minute, amount) */
+    addField: sql(
+      `INSERT INTO ${t.state} (room, location, field, minute, value) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (room, location, field) DO UPDATE SET value = value + excluded.value`,
+    ),
+    /** (room, location, at) */
+    touchLocation: sql(
+      `INSERT INTO ${t.locations} (room, location, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (room, location) DO UPDATE SET updated_at = max(updated_at, excluded.updated_at)`,
+    ),
+    /** (room, oldest minute) → { location, field, value }[] — fields that reached zero are left out. */
+    readFields: sql(`SELECT location, field, value FROM ${t.state} WHERE room = ? AND minute >= ? AND value <> 0`),
+    /** (room, oldest updated_at) → { location, updatedAt }[] */
+    readLocations: sql(`SELECT location, updated_at AS updatedAt FROM ${t.locations} WHERE room = ? AND updated_at >= ?`),
+    /** (oldest minute kept) */
+    pruneCounters: sql(`DELETE FROM ${t.counters} WHERE minute < ?`),
+    /** (oldest minute kept) */
+    pruneTokens: sql(`DELETE FROM ${t.tokens} WHERE minute < ?`),
+    /** (room, oldest minute kept) */
+    pruneState: sql(`DELETE FROM ${t.state} WHERE room = ? AND (minute < ? OR value = 0)`),
+    /** (room, oldest updated_at kept) */
+    pruneLocations: sql(`DELETE FROM ${t.locations} WHERE room = ? AND updated_at < ?`),
+    /** (oldest at kept) */
+    pruneReports: sql(`DELETE FROM ${t.reports} WHERE at < ?`),
+  }
+}

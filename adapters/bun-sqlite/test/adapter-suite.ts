@@ -1,0 +1,153 @@
+/**
+ * @module
+ * What the conformance suite cannot see, in one process: a locked file is retried and then reported as a
+ * WaitingRoomError (never SQLITE_BUSY), other SQLite errors are wrapped, options are checked at build
+ * time, the fused takeSlot, and pruning once per minute. Runs under vitest (better-sqlite3) and bun test.
+ */
+import { COUNTER_TTL_MINUTES } from '../../../src/coordinator.ts'
+import type { WorkerReport } from '../../../src/state.ts'
+import type { TestApi } from '../../../test/conformance/coordinator-suite.ts'
+import { sqliteCoordinator } from '../index.ts'
+import type { ClosableDatabase, SqliteHarness } from './harness.ts'
+import { tempFiles } from './temp-files.ts'
+
+const MINUTE = 29_405_520
+const MS = MINUTE * 60_000
+
+const report = (roomId: string, at: number, deltas: Record<string, number>, id: string = crypto.randomUUID()): WorkerReport => ({
+  id, roomId, location: 'host', at, keepMinutes: 10, deltas,
+})
+
+/** Calls `run` and returns what it threw (or `undefined`). */
+async function thrown(run: () => unknown): Promise<{ name?: string; code?: string; message?: string } | undefined> {
+  try {
+    await run()
+    return undefined
+  } catch (error) {
+    return error as { name?: string; code?: string; message?: string }
+  }
+}
+
+export function adapterSuite(t: TestApi, h: SqliteHarness): void {
+  const { describe, it, expect, afterAll } = t
+  const files = tempFiles('sqlite-adapter')
+  const open: ClosableDatabase[] = []
+  const connect = (path: string): ClosableDatabase => {
+    const db = h.open(path)
+    open.push(db)
+    return db
+  }
+  const count = (db: ClosableDatabase, table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+
+  describe(`bun-sqlite adapter: ${h.name}`, () => {
+    afterAll(() => {
+      for (const db of open) db.close()
+      files.remove()
+    })
+
+    it('names itself and prefers a short report interval', () => {
+      const coordinator = sqliteCoordinator(connect(':memory:'))
+      expect(coordinator.name).toBe('bun-sqlite')
+      expect(coordinator.preferredSyncIntervalMs).toBe(200)
+    })
+
+    it('rejects bad options when built, naming the option', async () => {
+      const db = connect(':memory:')
+      const prefix = await thrown(() => sqliteCoordinator(db, { tablePrefix: 'wr-x; DROP' }))
+      expect(prefix?.code).toBe('ERR_WR_OPTIONS')
+      expect(prefix?.message?.includes('tablePrefix')).toBe(true)
+      expect((await thrown(() => sqliteCoordinator(db, { busyTimeoutMs: -1 })))?.code).toBe('ERR_WR_OPTIONS')
+      expect((await thrown(() => sqliteCoordinator(db, { maxLockWaitMs: 1.5 })))?.code).toBe('ERR_WR_OPTIONS')
+    })
+
+    it('takes the location counter, then Anywhere, in one round trip, and answers a repeated token', async () => {
+      const coordinator = sqliteCoordinator(connect(files.next()))
+      const slot = (token: string) =>
+        coordinator.takeSlot({ roomId: 'fused', location: 'host', minute: MINUTE, localLimit: 1, anywhereLimit: 1, token })
+      expect(await slot('a')).toEqual({ admitted: true, via: 'location', repeat: false, roundTrips: 1 })
+      expect(await slot('b')).toEqual({ admitted: true, via: 'anywhere', repeat: false, roundTrips: 1 })
+      expect(await slot('c')).toEqual({ admitted: false, roundTrips: 1 })
+      expect(await slot('b')).toEqual({ admitted: true, via: 'anywhere', repeat: true, roundTrips: 1 })
+    })
+
+    it('waits out a short lock held by another connection', async () => {
+      const path = files.next()
+      const coordinator = sqliteCoordinator(connect(path), { busyTimeoutMs: 5, maxLockWaitMs: 5000 })
+      const other = connect(path)
+      other.exec('BEGIN IMMEDIATE')
+      let released = false
+      // The first attempt runs (and meets the lock) before this timer; the retry runs after it.
+      setTimeout(() => {
+        other.exec('COMMIT')
+        released = true
+      }, 0)
+      const result = await coordinator.increment({ roomId: 'locked', scope: 'host', minute: MINUTE, limit: 1, token: 'a' })
+      expect(released).toBe(true)
+      expect(result).toEqual({ taken: true, seq: 0 })
+    })
+
+    it('turns a lock held past maxLockWaitMs into ERR_WR_COORDINATOR, never SQLITE_BUSY', async () => {
+      const path = files.next()
+      const coordinator = sqliteCoordinator(connect(path), { busyTimeoutMs: 5, maxLockWaitMs: 40 })
+      const other = connect(path)
+      other.exec('BEGIN IMMEDIATE')
+      const error = await thrown(() => coordinator.sync(report('locked', MS, { [`a${MINUTE}`]: 1 })))
+      other.exec('COMMIT')
+      expect(error?.name).toBe('WaitingRoomError')
+      expect(error?.code).toBe('ERR_WR_COORDINATOR')
+      expect(error?.message?.includes('bun-sqlite') && error.message.includes('maxLockWaitMs')).toBe(true)
+      // Nothing half-done: the same report id applies once the lock is gone.
+      const view = await coordinator.sync(report('locked', MS, { [`a${MINUTE}`]: 1 }))
+      expect(view.locations.host?.counts).toEqual({ [`a${MINUTE}`]: 1 })
+    })
+
+    it('wraps other SQLite errors as ERR_WR_COORDINATOR with the cause in the message', async () => {
+      const path = files.next()
+      const coordinator = sqliteCoordinator(connect(path))
+      connect(path).exec('DROP TABLE wr_counters')
+      const error = await thrown(() => coordinator.increment({ roomId: 'gone', scope: 'host', minute: MINUTE, limit: 1, token: 'a' }))
+      expect(error?.code).toBe('ERR_WR_COORDINATOR')
+      expect(error?.message?.includes('no such table')).toBe(true)
+      const field = await thrown(() => coordinator.sync(report('gone', MS, { nonsense: 1 })))
+      expect(field?.code).toBe('ERR_WR_COORDINATOR')
+    })
+
+    it('keeps stores with different table prefixes apart in one file', async () => {
+      const path = files.next()
+      const one = sqliteCoordinator(connect(path))
+      const two = sqliteCoordinator(connect(path), { tablePrefix: 'other_' })
+      const take = (c: typeof one) => c.increment({ roomId: 'r', scope: 'host', minute: MINUTE, limit: 1, token: crypto.randomUUID() })
+      expect((await take(one)).taken).toBe(true)
+      expect((await take(two)).taken).toBe(true)
+    })
+
+    it('prunes old counters once the minute moves on', async () => {
+      const db = connect(files.next())
+      const coordinator = sqliteCoordinator(db)
+      const take = (minute: number, token: string) => coordinator.increment({ roomId: 'old', scope: 'host', minute, limit: 5, token })
+      await take(MINUTE, 'a')
+      await take(MINUTE + 1, 'b')
+      expect(count(db, 'wr_counters')).toBe(2)
+      await take(MINUTE + COUNTER_TTL_MINUTES + 1, 'c')
+      expect(count(db, 'wr_counters')).toBe(2) // MINUTE is gone, MINUTE + 1 is kept for late retries
+      expect(count(db, 'wr_counter_tokens')).toBe(2)
+    })
+
+    it('prunes old state and report ids once per minute, and never shows old fields', async () => {
+      const db = connect(files.next())
+      const coordinator = sqliteCoordinator(db)
+      await coordinator.sync(report('old', MS, { [`a${MINUTE}`]: 1 }, 'first'))
+      const later = MS + 11 * 60_000
+      await coordinator.sync(report('old', later, { [`a${MINUTE + 11}`]: 1 }))
+      expect(count(db, 'wr_state')).toBe(1)
+      expect(count(db, 'wr_reports')).toBe(1) // 'first' is older than the 10 minutes ids are kept
+      // Within the same minute nothing is deleted again (cheap), but an old row is still not shown.
+      db.prepare(`INSERT INTO wr_state VALUES ('old', 'host', 'a${MINUTE}', ${MINUTE}, 5)`).run()
+      const view = await coordinator.sync(report('old', later + 1000, {}))
+      expect(view.locations.host?.counts).toEqual({ [`a${MINUTE + 11}`]: 1 })
+      expect(count(db, 'wr_state')).toBe(2)
+      await coordinator.sync(report('old', later + 60_000, {}))
+      expect(count(db, 'wr_state')).toBe(1)
+    })
+  })
+}

@@ -1,0 +1,17 @@
+// Loads the adapter and a database opener in whichever runtime runs this file: bun:sqlite under Bun,
+// better-sqlite3 under Node (whose .ts imports go through ./ts-hooks.mjs). Used by test workers and the bench.
+export const runtime = typeof globalThis.Bun === 'undefined' ? 'node' : 'bun'
+
+if (runtime === 'node') {
+  const { register } = await import('node:module')
+  register('./ts-hooks.mjs', import.meta.url)
+}
+
+/** @type {typeof import('../index.ts')} */
+export const adapter = await import('../index.ts')
+
+const Database =
+  runtime === 'bun' ? (await import('bun:sqlite')).Database : (await import('better-sqlite3')).default
+
+/** A new connection to the SQLite file at `path`. */
+export const openDatabase = (path) => new Database(path)

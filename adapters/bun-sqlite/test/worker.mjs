@@ -1,0 +1,76 @@
+// One process of the multi-process tests, under `node` (better-sqlite3) or `bun` (bun:sqlite).
+// argv[2] is a JSON job; the worker prints lines to stdout and reads `go` from stdin when told to wait.
+//   race:  print `ready`, wait for `go`, then `users` concurrent new users, arriving over `spreadMs`
+//          so the processes' transactions interleave: takeSlot + a sync report each; print
+//          `result {json}` and exit.
+//   admit: take slots one by one, `paceMs` apart, printing `admitted <token>`; first retry the tokens
+//          in `retry`, printing `repeat <token>` for those the counter remembers; print `full` when
+//          the limit is reached (or 10 past it: a broken counter) and exit.
+//   hold:  open a write transaction, write a lot, print `holding`, and never commit (it is SIGKILLed).
+import { adapter, openDatabase } from './load-adapter.mjs'
+
+const job = JSON.parse(process.argv[2])
+const db = openDatabase(job.file)
+const coordinator = adapter.sqliteCoordinator(db, job.options)
+const say = (line) => process.stdout.write(`${line}\n`)
+const lineFromStdin = () =>
+  new Promise((resolve) => {
+    process.stdin.setEncoding('utf8')
+    process.stdin.once('data', (chunk) => resolve(String(chunk).trim()))
+  })
+
+async function race() {
+  say('ready')
+  await lineFromStdin()
+  const { roomId, minute, location } = job
+  const errors = []
+  let admitted = 0
+  const oneUser = async (i) => {
+    await new Promise((resolve) => setTimeout(resolve, i % job.spreadMs))
+    try {
+      const token = `${job.name}-${i}`
+      const slot = await coordinator.takeSlot({ roomId, location, minute, localLimit: job.localLimit, anywhereLimit: job.anywhereLimit, token })
+      if (slot.admitted) admitted++
+      const deltas = { [`t${minute}`]: 1, ...(slot.admitted ? { [`n${minute}`]: 1 } : {}) }
+      await coordinator.sync({ id: crypto.randomUUID(), roomId, location, at: minute * 60_000 + 1000, keepMinutes: 10, deltas })
+    } catch (error) {
+      errors.push(`${error?.code ?? ''} ${error?.message ?? error}`)
+    }
+  }
+  await Promise.all(Array.from({ length: job.users }, (_, i) => oneUser(i)))
+  say(`result ${JSON.stringify({ admitted, errors })}`)
+}
+
+async function admit() {
+  const take = (token) => coordinator.increment({ roomId: job.roomId, scope: 'host', minute: job.minute, limit: job.limit, token })
+  for (const token of job.retry ?? []) if ((await take(token)).repeat) say(`repeat ${token}`)
+  // Bounded, so a counter that ignores its limit fails the test quickly instead of looping forever.
+  for (let i = 0; i < job.limit + 10; i++) {
+    const token = `${job.name}-${i}`
+    if (!(await take(token)).taken) break
+    say(`admitted ${token}`)
+    if (job.paceMs > 0) await new Promise((resolve) => setTimeout(resolve, job.paceMs))
+  }
+  say('full')
+}
+
+function hold() {
+  db.exec('BEGIN IMMEDIATE')
+  db.prepare('UPDATE wr_counters SET count = count + 1000').run()
+  // Enough rows to spill past the page cache, so uncommitted pages really reach the WAL file.
+  db.prepare(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+     INSERT INTO wr_state (room, location, field, minute, value) SELECT ?, 'junk', 'a' || i, ?, 1 FROM n`,
+  ).run(job.rows, job.roomId, job.minute)
+  say('holding')
+  setInterval(() => {}, 60_000)
+}
+
+if (job.mode === 'race') await race()
+else if (job.mode === 'admit') await admit()
+else if (job.mode === 'hold') hold()
+else throw new Error(`unknown mode ${job.mode}`)
+if (job.mode !== 'hold') {
+  db.close()
+  process.exit(0)
+}
