@@ -12,6 +12,7 @@ import { eventSchema, type WaitingRoomEventInput } from './events.ts'
 import { WaitingRoomError } from './errors.ts'
 import { LANGUAGES } from './messages.ts'
 import type { QueueingMethod } from './plan.ts'
+import type { RoomSettings } from './settings.ts'
 
 export type SameSite = 'auto' | 'lax' | 'strict' | 'none'
 export type SecureMode = 'auto' | 'always' | 'never'
@@ -182,17 +183,9 @@ export function validateOptions<E extends Env>(options: WaitingRoomOptions<E>): 
   throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${messages.join('; ')}`)
 }
 
-/** Every option with its default applied. */
-export interface ResolvedOptions<E extends Env = Env> {
+/** Every option with its default applied; the settings that can change at runtime are `RoomSettings`. */
+export interface ResolvedOptions<E extends Env = Env> extends RoomSettings {
   roomId: string
-  totalActiveUsers: number
-  newUsersPerMinute: number
-  sessionDurationMinutes: number
-  disableSessionRenewal: boolean
-  queueingMethod: QueueingMethod
-  queueAll: boolean
-  suspended: boolean
-  queueingStatusCode: 200 | 202 | 429
   jsonResponseEnabled: boolean
   refreshIntervalSeconds: number
   cookieName: string
@@ -201,7 +194,6 @@ export interface ResolvedOptions<E extends Env = Env> {
   cookieDomain: string | undefined
   cookiePartitioned: boolean
   secret: string[] | undefined
-  template: string | undefined
   defaultTemplateLanguage: string
   location: ((c: Context<E>) => string) | undefined
   coordinator: Coordinator | ((c: Context<E>) => Coordinator) | undefined
