@@ -18,6 +18,13 @@ export interface CounterRequest {
   /** Take a slot only if fewer than `limit` were taken in this counter. */
   limit: number
   /**
+   * How many slots the caller's snapshot has seen taken from this scope's counter in the minute before.
+   * A counter that gave more than that then lowers `limit` by the difference: slots taken in the last
+   * seconds of a minute, not yet reported, are not handed out a second time in the next one. Left out: no
+   * correction.
+   */
+  previousReported?: number
+  /**
    * The ticket id asking. A counter answers a repeated token with its first answer and does not count it
    * again, so a retry after a lost reply never takes two slots.
    */
@@ -41,6 +48,9 @@ export interface SlotRequest {
   localLimit: number
   /** Limit for the Anywhere counter (0 skips it). */
   anywhereLimit: number
+  /** `previousReported` for the location's counter and for the Anywhere counter. */
+  localPreviousReported?: number
+  anywherePreviousReported?: number
   token: string
 }
 
@@ -76,6 +86,14 @@ export interface Coordinator {
 /** Counters are kept this many minutes past their minute, for late retries. */
 export const COUNTER_TTL_MINUTES = 3
 
+/**
+ * The limit a counter applies: `limit`, lowered by the slots it gave in the minute before beyond what the
+ * caller's snapshot had seen (`previousCount − previousReported`). Every adapter applies exactly this.
+ */
+export function effectiveLimit(limit: number, previousCount: number, previousReported: number | undefined): number {
+  return previousReported === undefined ? limit : limit - Math.max(0, previousCount - previousReported)
+}
+
 /** The location counter first; when its allocation is used up, the Anywhere counter (seed 000). */
 export async function takeSlot(coordinator: Coordinator, request: SlotRequest): Promise<SlotResult> {
   if (coordinator.takeSlot) return coordinator.takeSlot(request)
@@ -83,12 +101,26 @@ export async function takeSlot(coordinator: Coordinator, request: SlotRequest): 
   let roundTrips = 0
   if (request.localLimit > 0) {
     roundTrips++
-    const local = await coordinator.increment({ roomId, scope: location, minute, limit: request.localLimit, token })
+    const local = await coordinator.increment({
+      roomId,
+      scope: location,
+      minute,
+      limit: request.localLimit,
+      previousReported: request.localPreviousReported,
+      token,
+    })
     if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips }
   }
   if (request.anywhereLimit > 0) {
     roundTrips++
-    const anywhere = await coordinator.increment({ roomId, scope: ANYWHERE, minute, limit: request.anywhereLimit, token })
+    const anywhere = await coordinator.increment({
+      roomId,
+      scope: ANYWHERE,
+      minute,
+      limit: request.anywhereLimit,
+      previousReported: request.anywherePreviousReported,
+      token,
+    })
     if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips }
   }
   return { admitted: false, roundTrips }

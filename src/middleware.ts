@@ -20,7 +20,7 @@ import { renderQueuePage } from './queue-page.ts'
 import { queueVariables } from './queue-variables.ts'
 import { SettingsSource, type EffectiveSettings } from './settings.ts'
 import { WAITING_WINDOW_MINUTES, type Snapshot } from './snapshot.ts'
-import { activeField, admittedField, revokedField, trafficField, waitingField } from './state.ts'
+import { activeField, admittedField, anywhereAdmittedField, revokedField, trafficField, waitingField } from './state.ts'
 import { randomId, TicketSealer, type Ticket } from './ticket.ts'
 import { withTimeout, WorkerLink } from './worker-link.ts'
 
@@ -372,7 +372,15 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
         if (!limits) reason = 'not-eligible'
         else if (limits.localLimit > 0 || limits.anywhereLimit > 0) {
           result = await withTimeout(
-            takeSlot(coordinator, { roomId: o.roomId, location, minute, ...limits, token: ticketId }),
+            takeSlot(coordinator, {
+              roomId: o.roomId,
+              location,
+              minute,
+              ...limits,
+              localPreviousReported: snapshot.takenLastMinute.locations[location] ?? 0,
+              anywherePreviousReported: snapshot.takenLastMinute.anywhere,
+              token: ticketId,
+            }),
             o.coordinatorTimeoutMs,
             coordinator.name,
           )
@@ -394,6 +402,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       if ((!result.repeat || queued) && link.firstCheckIn(`admitted:${ticketId}`, minute)) {
         link.record(location, activeField(minute), 1)
         link.record(location, admittedField(minute), 1)
+        if (result.via === 'anywhere') link.record(location, anywhereAdmittedField(minute), 1)
         if (link.firstCheckIn(ticketId, minute)) link.record(location, trafficField(minute), 1)
         const previous = queued ? minuteOf(ticket.lastCheckInTime) : undefined
         if (previous !== undefined && previous > minute - WAITING_WINDOW_MINUTES) link.record(location, waitingField(previous, bucketId), -1)

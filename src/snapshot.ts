@@ -31,6 +31,8 @@ export interface Snapshot {
   activeUsers: number
   /** Admissions already made in `minute` (so slot math counts them once, not again as active). */
   admittedThisMinute: number
+  /** Slots seen taken in the minute before, per counter: each location's own, and the Anywhere pool's. */
+  takenLastMinute: { locations: Record<string, number>; anywhere: number }
   /** Queued buckets, oldest first, with positive waiting counts. */
   buckets: Bucket[]
   waitingUsers: number
@@ -64,6 +66,7 @@ export function buildSnapshot(state: RoomState, now: number, sessionDurationMinu
   const waitingByBucket = new Map<number, number>()
   const traffic: Record<string, number> = {}
   const locations: Record<string, LocationSummary> = {}
+  const takenLastMinute = { locations: {} as Record<string, number>, anywhere: 0 }
   const revoked = new Set<string>()
 
   for (const name in state.locations) {
@@ -77,10 +80,17 @@ export function buildSnapshot(state: RoomState, now: number, sessionDurationMinu
           if (at >= activeFrom && at <= minute) summary.activeUsers += value
           break
         case 110: // n: admissions
+          if (at === minute - 1) takenLastMinute.locations[name] = (takenLastMinute.locations[name] ?? 0) + value
           if (at === minute) summary.admittedThisMinute += value
           else if (at >= averageFrom && at < minute) {
             admissionsInAverage += value
             if (at < oldestAdmissionMinute) oldestAdmissionMinute = at
+          }
+          break
+        case 121: // y: admissions through the Anywhere counter, which are not the location counter's
+          if (at === minute - 1) {
+            takenLastMinute.locations[name] = (takenLastMinute.locations[name] ?? 0) - value
+            takenLastMinute.anywhere += value
           }
           break
         case 116: // t: traffic
@@ -113,6 +123,7 @@ export function buildSnapshot(state: RoomState, now: number, sessionDurationMinu
     minute,
     activeUsers: Math.max(0, activeUsers),
     admittedThisMinute: Math.max(0, admittedThisMinute),
+    takenLastMinute,
     buckets,
     waitingUsers: Math.max(0, waitingUsers),
     traffic,

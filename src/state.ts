@@ -9,6 +9,7 @@
  *            minute; a renewal moves 1 from the old minute to the new one. Active users = the sum over
  *            the session window, so a session leaves the count exactly when its ticket expires.
  * - `n{m}`   admissions made in minute m (the allocation counted "once", the admissions average).
+ * - `y{m}`   those of them granted by the Anywhere counter (so each counter's reported use is known).
  * - `t{m}`   users seen in minute m (admitted check-ins, admissions and queue check-ins): the traffic
  *            history that location shares are computed from (seed 000: a completed past minute).
  * - `w{m}.{b}` queued users of bucket b whose last queue check-in fell in minute m.
@@ -46,6 +47,7 @@ export interface WorkerReport {
 
 export const activeField = (minute: number): string => `a${minute}`
 export const admittedField = (minute: number): string => `n${minute}`
+export const anywhereAdmittedField = (minute: number): string => `y${minute}`
 export const trafficField = (minute: number): string => `t${minute}`
 export const waitingField = (minute: number, bucketId: number): string => `w${minute}.${bucketId}`
 

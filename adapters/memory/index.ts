@@ -11,7 +11,7 @@
  * ```
  */
 import { GlobalAggregator, LocationAggregator } from '../../src/aggregator.ts'
-import { COUNTER_TTL_MINUTES, type Coordinator, type CounterRequest, type CounterResult } from '../../src/coordinator.ts'
+import { COUNTER_TTL_MINUTES, effectiveLimit, type Coordinator, type CounterRequest, type CounterResult } from '../../src/coordinator.ts'
 import type { RoomState, WorkerReport } from '../../src/state.ts'
 
 export const DRIVER_NAME = 'memory'
@@ -86,7 +86,8 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       const earlier = counter.tokens.get(request.token)
       if (earlier !== undefined) return { taken: true, seq: earlier, repeat: true }
       const seq = counter.count
-      if (seq >= request.limit) return { taken: false, seq }
+      const previous = counters.get(`${request.roomId}\n${request.scope}\n${request.minute - 1}`)?.count ?? 0
+      if (seq >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq }
       counter.count++
       counter.tokens.set(request.token, seq)
       return { taken: true, seq }

@@ -114,6 +114,26 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
       expect((await coordinator.increment({ roomId, scope: 'SJC', minute: BASE_MINUTE, limit: 3, token: 'third' })).taken).toBe(true)
     })
 
+    it("lowers a minute's limit by what the minute before gave beyond the caller's report (previousReported)", async () => {
+      const roomId = room('carry')
+      const take = (minute: number, limit: number, token: string, previousReported?: number) =>
+        coordinator.increment({ roomId, scope: 'SJC', minute, limit, token, previousReported })
+      // Minute 0 gives 4 slots; the caller of minute 1 has seen only 1 of them reported.
+      for (let i = 0; i < 4; i++) expect((await take(BASE_MINUTE, 10, `m0-${i}`)).taken).toBe(true)
+      // Limit 5, minus the 3 unreported: 2 slots.
+      const minuteOne = []
+      for (let i = 0; i < 4; i++) minuteOne.push((await take(BASE_MINUTE + 1, 5, `m1-${i}`, 1)).taken)
+      expect(minuteOne).toEqual([true, true, false, false])
+      // Once all 4 are reported, the full limit applies again; without previousReported, no correction.
+      const reported = []
+      for (let i = 0; i < 4; i++) reported.push((await take(BASE_MINUTE + 1, 5, `m1-late-${i}`, 4)).taken)
+      expect(reported).toEqual([true, true, true, false])
+      expect((await take(BASE_MINUTE + 2, 1, 'm2-a')).taken).toBe(true)
+      // A minute with nothing before it is not lowered; reporting more than was taken lowers nothing.
+      expect((await take(BASE_MINUTE + 50, 1, 'm50', 0)).taken).toBe(true)
+      expect((await take(BASE_MINUTE + 3, 1, 'm3', 99)).taken).toBe(true)
+    })
+
     it('merges reports of several workers per location and answers with every location', async () => {
       const roomId = room('merge')
       await coordinator.sync(report(roomId, 'NBO', BASE_MS, { [`a${BASE_MINUTE}`]: 100, [`w${BASE_MINUTE}.${BASE_MINUTE - 2}`]: 2 }))
