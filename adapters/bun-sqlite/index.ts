@@ -88,11 +88,18 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
       return transaction('takeSlot', (): SlotResult => {
         pruneCounters(minute)
         if (request.localLimit > 0) {
-          const local = takeCounter(s, { roomId, scope: location, minute, limit: request.localLimit, token })
+          const local = takeCounter(s, { roomId, scope: location, minute, limit: request.localLimit, previousReported: request.localPreviousReported, token })
           if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1 }
         }
         if (request.anywhereLimit > 0) {
-          const anywhere = takeCounter(s, { roomId, scope: ANYWHERE, minute, limit: request.anywhereLimit, token })
+          const anywhere = takeCounter(s, {
+            roomId,
+            scope: ANYWHERE,
+            minute,
+            limit: request.anywhereLimit,
+            previousReported: request.anywherePreviousReported,
+            token,
+          })
           if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1 }
         }
         return { admitted: false, roundTrips: 1 }

@@ -3,16 +3,22 @@
  * The two reads-and-writes every call is made of, run inside a transaction by the caller: take a slot
  * from one minute counter, and read a room's state back into the shape the core merges.
  */
-import type { CounterRequest, CounterResult } from '../../src/coordinator.ts'
+import { effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordinator.ts'
 import type { LocationState, RoomState } from '../../src/state.ts'
 import type { Statements } from './schema.ts'
 
 type Row<T> = T | null | undefined
 
-/** The conditional counter: a known token gets its first answer back; else a slot if `count < limit`. */
-export function takeCounter(s: Statements, { roomId, scope, minute, limit, token }: CounterRequest): CounterResult {
+/**
+ * The conditional counter: a known token gets its first answer back; else a slot if `count` is below the
+ * effective limit — `limit` lowered by what minute − 1 of the same counter gave beyond `previousReported`
+ * (read in the same transaction; pruning keeps ≥ 3 minutes, so minute − 1 is still there).
+ */
+export function takeCounter(s: Statements, { roomId, scope, minute, limit: requested, previousReported, token }: CounterRequest): CounterResult {
   const earlier = s.findToken.get(minute, roomId, scope, token) as Row<{ seq: number }>
   if (earlier != null) return { taken: true, seq: earlier.seq, repeat: true }
+  const previous = previousReported === undefined ? 0 : ((s.readCounter.get(minute - 1, roomId, scope) as Row<{ count: number }>)?.count ?? 0)
+  const limit = effectiveLimit(requested, previous, previousReported)
   // A limit of 0 must not create the row with count 1, so it never reaches the UPSERT.
   if (limit > 0) {
     const taken = s.takeCounter.get(minute, roomId, scope, limit) as Row<{ seq: number }>

@@ -137,6 +137,30 @@ describe('cloudflare Durable Objects: beyond the suite', () => {
     expect(calls).toEqual({ takeSlot: 3, increment: 2 })
   })
 
+  it("lowers each counter by its minute − 1 beyond the report, the Anywhere one behind the location object's call too", async () => {
+    const roomId = 'carry'
+    const slot = (token: string, minute: number, localLimit: number, anywhereLimit: number, reported?: [number, number]) =>
+      coordinator.takeSlot({
+        roomId,
+        location: 'SJC',
+        minute,
+        localLimit,
+        anywhereLimit,
+        localPreviousReported: reported?.[0],
+        anywherePreviousReported: reported?.[1],
+        token,
+      })
+    // Minute − 1: the location gives 3, Anywhere 2.
+    for (const token of ['p1', 'p2', 'p3', 'p4', 'p5']) expect((await slot(token, MINUTE - 1, 3, 2)).admitted).toBe(true)
+    // Location 4 − (3 − 1) = 2; Anywhere 3 − (2 − 0) = 1.
+    const results = []
+    for (const token of ['a', 'b', 'c', 'd']) results.push((await slot(token, MINUTE, 4, 3, [1, 0])).via ?? 'queued')
+    expect(results).toEqual(['location', 'location', 'anywhere', 'queued'])
+    // Straight to the Anywhere object (no location allocation): 3 − (2 − 1) = 2, one taken already.
+    expect(await slot('e', MINUTE, 0, 3, [0, 1])).toMatchObject({ admitted: true, via: 'anywhere' })
+    expect(await slot('f', MINUTE, 0, 3, [0, 1])).toMatchObject({ admitted: false })
+  })
+
   it('shares a recent answer through caches.default: a sync with nothing to report makes no object call', async () => {
     const roomId = 'cache'
     const report = (at: number, deltas: Record<string, number>) => ({ id: crypto.randomUUID(), roomId, location: 'SJC', at, keepMinutes: 10, deltas })

@@ -63,7 +63,14 @@ function buildCoordinator(options: DurableObjectCoordinatorOptions): Coordinator
       }
       if (request.anywhereLimit <= 0) return { admitted: false, roundTrips: 0 }
       // No allocation here (e.g. no traffic history yet): straight to the Anywhere object.
-      const anywhere = await increment({ roomId, scope: ANYWHERE, minute, limit: request.anywhereLimit, token })
+      const anywhere = await increment({
+        roomId,
+        scope: ANYWHERE,
+        minute,
+        limit: request.anywhereLimit,
+        previousReported: request.anywherePreviousReported,
+        token,
+      })
       return anywhere.taken
         ? { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1 }
         : { admitted: false, roundTrips: 1 }

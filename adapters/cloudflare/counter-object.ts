@@ -35,7 +35,7 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
 
   /** Conditional increment of this scope's counter for `request.minute`. */
   async increment(request: CounterRequest): Promise<CounterResult> {
-    return this.#take(request.minute, request.limit, request.token)
+    return this.#take(request.minute, request.limit, request.token, request.previousReported)
   }
 
   /**
@@ -45,11 +45,18 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
   async takeSlot(request: SlotRequest, route: ObjectRoute): Promise<SlotResult> {
     const { roomId, minute, token } = request
     if (request.localLimit > 0) {
-      const local = await this.#take(minute, request.localLimit, token)
+      const local = await this.#take(minute, request.localLimit, token, request.localPreviousReported)
       if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1 }
     }
     if (request.anywhereLimit <= 0) return { admitted: false, roundTrips: 1 }
-    const anywhereRequest: CounterRequest = { roomId, scope: ANYWHERE, minute, limit: request.anywhereLimit, token }
+    const anywhereRequest: CounterRequest = {
+      roomId,
+      scope: ANYWHERE,
+      minute,
+      limit: request.anywhereLimit,
+      previousReported: request.anywherePreviousReported,
+      token,
+    }
     const anywhere = await this.#peer<CounterObjectRpc>(route.counters, route).call(
       counterObjectName(roomId, ANYWHERE),
       'increment',
@@ -79,8 +86,8 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     if (!counters.empty) await this.#armCleanup()
   }
 
-  async #take(minute: number, limit: number, token: string): Promise<CounterResult> {
-    const result = this.#minuteCounters().take(minute, limit, token)
+  async #take(minute: number, limit: number, token: string, previousReported: number | undefined): Promise<CounterResult> {
+    const result = this.#minuteCounters().take(minute, limit, token, previousReported)
     if (result.taken && !result.repeat) await this.#armCleanup()
     return result
   }

@@ -5,7 +5,7 @@
  * reads it back and never reopens an admitted slot; the token is the key, so a retried token gets its
  * first answer. Rejections write nothing.
  */
-import { COUNTER_TTL_MINUTES, type CounterResult } from '../../src/coordinator.ts'
+import { COUNTER_TTL_MINUTES, effectiveLimit, type CounterResult } from '../../src/coordinator.ts'
 
 /** The synchronous SQL API of a SQLite-backed Durable Object (`ctx.storage.sql`). */
 export interface SqlLike {
@@ -27,16 +27,19 @@ export class MinuteCounters {
   }
 
   /**
-   * Takes a slot in `minute` if fewer than `limit` were taken. Synchronous on purpose: with no `await`
-   * between the read and the write no other call can interleave, and the object's output gate holds the
-   * reply until the row is durable — so a restart can never hand the same slot out twice.
+   * Takes a slot in `minute` if fewer than `limit` were taken — `limit` lowered, when `previousReported`
+   * is given, by what `minute` − 1 gave beyond it (its rows are here: pruning keeps TTL ≥ 3 minutes).
+   * Synchronous on purpose: with no `await` between the reads and the write no other call can interleave,
+   * and the object's output gate holds the reply until the row is durable — so a restart can never hand
+   * the same slot out twice.
    */
-  take(minute: number, limit: number, token: string): CounterResult {
+  take(minute: number, limit: number, token: string, previousReported?: number): CounterResult {
     if (minute > this.newestMinute) this.#moveTo(minute)
     const earlier = this.#sql.exec('SELECT seq FROM wr_slots WHERE minute = ? AND token = ?', minute, token).toArray()[0]
     if (earlier) return { taken: true, seq: Number(earlier.seq), repeat: true }
     const seq = this.#count(minute)
-    if (seq >= limit) return { taken: false, seq }
+    const previous = previousReported === undefined ? 0 : this.#count(minute - 1)
+    if (seq >= effectiveLimit(limit, previous, previousReported)) return { taken: false, seq }
     this.#sql.exec('INSERT INTO wr_slots (minute, token, seq) VALUES (?, ?, ?)', minute, token, seq)
     this.#counts.set(minute, seq + 1)
     return { taken: true, seq }

@@ -39,7 +39,12 @@ export interface ObjectRoute {
   retryDelayMs: number
 }
 
-/** RPC methods of `WaitingRoomCounter`: a location's counters and aggregator, or a room's Anywhere counter. */
+/**
+ * RPC methods of `WaitingRoomCounter`: a location's counters and aggregator, or a room's Anywhere counter.
+ * Requests travel whole (structured clone), `previousReported` and `local`/`anywherePreviousReported`
+ * included: the object holding a (room, scope) counter also holds its minute − 1, so it applies the
+ * correction itself, in the same synchronous step as the take.
+ */
 export interface CounterObjectRpc {
   increment(request: CounterRequest): Promise<CounterResult>
   takeSlot(request: SlotRequest, route: ObjectRoute): Promise<SlotResult>

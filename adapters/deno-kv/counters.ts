@@ -6,11 +6,17 @@
  * do this: it has no condition and does not return the value. The token record is written in the same
  * commit, so a retried token finds its first answer and counts nothing.
  *
+ * A request with `previousReported` compares against `effectiveLimit` (src/coordinator.ts): its limit
+ * lowered by what the same scope's counter of minute − 1 gave beyond the report. That counter is read in the
+ * same strong getMany, and the commit checks its versionstamp too (one more check, no extra read): a slot
+ * taken late in minute − 1 between the read and the commit sends the round around the loop, so the limit
+ * applied is the one at commit time, as in the other adapters' single transaction.
+ *
  * Calls on one counter that overlap in this isolate are combined into one commit (up to `maxBatch`): a hot
  * key costs one write per round instead of one per caller, and callers in one isolate never conflict with
  * each other — only other isolates can make a commit fail and send a round around the loop again.
  */
-import { COUNTER_TTL_MINUTES, type CounterRequest, type CounterResult } from '../../src/coordinator.ts'
+import { COUNTER_TTL_MINUTES, effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
 import { roomKeys } from './keys.ts'
 import { backoff, DRIVER_NAME, MAX_GET_MANY, retryBusy, type KvEntryMaybe, type KvKey, type KvLike } from './kv.ts'
@@ -65,29 +71,39 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
   const { roomId, scope, minute } = requests[0]!
   const keys = roomKeys(settings.prefix, roomId)
   const counterKey = keys.counter(scope, minute)
+  // Minute − 1 is read (and checked) only when some request of the round asks for the correction.
+  const previousKey = requests.some((request) => request.previousReported !== undefined) ? keys.counter(scope, minute - 1) : undefined
   const tokens = [...new Set(requests.map((request) => request.token))]
   const tokenKeys = tokens.map((token) => keys.token(scope, minute, token))
 
   for (let attempt = 1; ; attempt++) {
-    const [counter, ...tokenEntries] = await retryBusy('reading a counter', settings.maxAttempts, () => readRound(kv, counterKey, tokenKeys))
+    const entries = await retryBusy('reading a counter', settings.maxAttempts, () => readRound(kv, counterKey, previousKey, tokenKeys))
+    const counter = entries[0]!
+    const previousEntry = previousKey ? entries[1]! : undefined
+    const tokenEntries = entries.slice(previousKey ? 2 : 1)
+    const previous = previousEntry ? counterValue(previousEntry) : 0
     const earlier = new Map<string, number>()
     tokenEntries.forEach((entry, i) => {
       if (typeof entry.value === 'number') earlier.set(tokens[i]!, entry.value)
     })
-    let next = counterValue(counter!)
+    let next = counterValue(counter)
     const takenNow = new Map<string, number>()
     const results = requests.map((request): CounterResult => {
       const seq = earlier.get(request.token) ?? takenNow.get(request.token)
       if (seq !== undefined) return { taken: true, seq, repeat: true }
-      if (next >= request.limit) return { taken: false, seq: next }
+      // Each call its own limit: the round batches commits, not decisions.
+      if (next >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq: next }
       takenNow.set(request.token, next)
       return { taken: true, seq: next++ }
     })
-    // Nothing to write: repeats are facts, and a full counter stays full (counts only grow).
+    // Nothing to write: repeats are facts, and a full counter stays full (counts only grow, and minute − 1
+    // growing only lowers the effective limit).
     if (takenNow.size === 0) return results
 
     const commit = () => {
-      const op = kv.atomic().check({ key: counterKey, versionstamp: counter!.versionstamp }).set(counterKey, next, { expireIn: EXPIRE_IN_MS })
+      const op = kv.atomic().check({ key: counterKey, versionstamp: counter.versionstamp })
+      if (previousEntry) op.check({ key: previousEntry.key, versionstamp: previousEntry.versionstamp })
+      op.set(counterKey, next, { expireIn: EXPIRE_IN_MS })
       for (const [token, seq] of takenNow) op.set(keys.token(scope, minute, token), seq, { expireIn: EXPIRE_IN_MS })
       return op.commit()
     }
@@ -106,16 +122,19 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
 }
 
 /**
- * Reads the counter and the round's tokens strongly. The counter comes first, with as many tokens as fit
- * in one getMany; later token chunks are read after it. That is consistent: a token is only ever written
- * together with its counter under a check on the counter's versionstamp, so any token that appeared after
- * the counter was read also changed the counter, and then this round's commit fails and reads again.
+ * Reads the counter, minute − 1's counter when asked, and the round's tokens strongly. The counters come
+ * first, with as many tokens as fit in one getMany; later token chunks are read after them. That is
+ * consistent: a token is only ever written together with its counter under a check on the counter's
+ * versionstamp, so any token that appeared after the counter was read also changed the counter, and then
+ * this round's commit fails and reads again.
  */
-async function readRound(kv: KvLike, counterKey: KvKey, tokenKeys: KvKey[]): Promise<KvEntryMaybe[]> {
+async function readRound(kv: KvLike, counterKey: KvKey, previousKey: KvKey | undefined, tokenKeys: KvKey[]): Promise<KvEntryMaybe[]> {
   const strong = { consistency: 'strong' } as const
-  const first = await kv.getMany([counterKey, ...tokenKeys.slice(0, MAX_GET_MANY - 1)], strong)
+  const counterKeys = previousKey ? [counterKey, previousKey] : [counterKey]
+  const inFirst = MAX_GET_MANY - counterKeys.length
+  const first = await kv.getMany([...counterKeys, ...tokenKeys.slice(0, inFirst)], strong)
   const rest: Promise<readonly KvEntryMaybe[]>[] = []
-  for (let i = MAX_GET_MANY - 1; i < tokenKeys.length; i += MAX_GET_MANY) {
+  for (let i = inFirst; i < tokenKeys.length; i += MAX_GET_MANY) {
     rest.push(kv.getMany(tokenKeys.slice(i, i + MAX_GET_MANY), strong))
   }
   return [...first, ...(await Promise.all(rest)).flat()]

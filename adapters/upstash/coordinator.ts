@@ -43,6 +43,11 @@ function newAttempt(): string {
   return hex
 }
 
+/** A `previousReported` as a script argument: '' when left out (no correction). */
+function reportedArg(previousReported: number | undefined): string {
+  return previousReported === undefined ? '' : String(previousReported)
+}
+
 function optionError(field: string, message: string): WaitingRoomError {
   return new WaitingRoomError('ERR_WR_OPTIONS', `${DRIVER_NAME}: invalid option ${field}: ${message}`)
 }
@@ -99,8 +104,13 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
     name: DRIVER_NAME,
 
     async increment(request: CounterRequest): Promise<CounterResult> {
-      const key = keysOf(request.roomId).counter(request.scope, request.minute)
-      const { reply } = await runScript(redis, incrementScript, [key], [request.token, String(request.limit), COUNTER_TTL_SECONDS, newAttempt()])
+      const keys = keysOf(request.roomId)
+      const { reply } = await runScript(
+        redis,
+        incrementScript,
+        [keys.counter(request.scope, request.minute), keys.counter(request.scope, request.minute - 1)],
+        [request.token, String(request.limit), COUNTER_TTL_SECONDS, newAttempt(), reportedArg(request.previousReported)],
+      )
       const [taken, seq, repeat] = replyArray(incrementScript, reply).map(Number)
       return repeat ? { taken: true, seq: seq!, repeat: true } : { taken: taken === 1, seq: seq! }
     },
@@ -110,8 +120,21 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const { reply, roundTrips } = await runScript(
         redis,
         takeSlotScript,
-        [keys.counter(request.location, request.minute), keys.counter(ANYWHERE, request.minute)],
-        [request.token, String(request.localLimit), String(request.anywhereLimit), COUNTER_TTL_SECONDS, newAttempt()],
+        [
+          keys.counter(request.location, request.minute),
+          keys.counter(ANYWHERE, request.minute),
+          keys.counter(request.location, request.minute - 1),
+          keys.counter(ANYWHERE, request.minute - 1),
+        ],
+        [
+          request.token,
+          String(request.localLimit),
+          String(request.anywhereLimit),
+          COUNTER_TTL_SECONDS,
+          newAttempt(),
+          reportedArg(request.localPreviousReported),
+          reportedArg(request.anywherePreviousReported),
+        ],
       )
       const [via, repeat] = replyArray(takeSlotScript, reply).map(Number)
       if (via !== 1 && via !== 2) return { admitted: false, roundTrips }

@@ -26,7 +26,10 @@ export interface LuaScript {
  * length and a repeated token finds its first answer. `attempt` is random per adapter call: the same
  * attempt again is a transport retry (the HTTP client resending after a lost reply) and gets the first
  * answer exactly; another attempt with the same token is a repeat, flagged so the core counts nothing.
- * KEYS[1] counter. ARGV: token, limit, ttl seconds, attempt. Reply: {taken 0|1, seq, repeat 0|1}.
+ * With a previous-reported value, the limit is lowered by what the same scope's counter of minute − 1
+ * gave beyond it (`effectiveLimit` in src/coordinator.ts); '' leaves the limit as it is.
+ * KEYS[1] counter, KEYS[2] the same scope's counter of minute − 1. ARGV: token, limit, ttl seconds,
+ * attempt, previous reported ('' for none). Reply: {taken 0|1, seq, repeat 0|1}.
  */
 export const incrementScript: LuaScript = {
   name: 'increment',
@@ -36,20 +39,24 @@ if earlier then
   return {1, tonumber(seq), attempt == ARGV[4] and 0 or 1}
 end
 local seq = redis.call('HLEN', KEYS[1])
-if seq >= tonumber(ARGV[2]) then return {0, seq, 0} end
+local limit = tonumber(ARGV[2])
+if ARGV[5] ~= '' then limit = limit - math.max(0, redis.call('HLEN', KEYS[2]) - tonumber(ARGV[5])) end
+if seq >= limit then return {0, seq, 0} end
 redis.call('HSET', KEYS[1], ARGV[1], seq .. ':' .. ARGV[4])
 if seq == 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 return {1, seq, 0}
 `,
-  sha1: 'c0606a6891c416836f701824502e0183191818bc',
+  sha1: '1daf04a5764c80645b8e7dd0b550bcd5bbe725f6',
 }
 
 /**
  * A new user's whole decision in one round trip: the location counter, then the Anywhere counter
  * (seed 000). The token is looked up in both counters before anything is taken, so a retry finds its
- * first answer even if the limits grew since. Values and attempts as in {@link incrementScript}.
- * KEYS[1] location counter, KEYS[2] Anywhere counter. ARGV: token, location limit, Anywhere limit,
- * ttl seconds, attempt. Reply: {via 0 none | 1 location | 2 Anywhere, repeat 0|1}.
+ * first answer even if the limits grew since. Values, attempts and previous-reported corrections as in
+ * {@link incrementScript}. KEYS[1] location counter, KEYS[2] Anywhere counter, KEYS[3] and KEYS[4] the
+ * same two of minute − 1. ARGV: token, location limit, Anywhere limit, ttl seconds, attempt, location
+ * previous reported, Anywhere previous reported ('' for none). Reply: {via 0 none | 1 location |
+ * 2 Anywhere, repeat 0|1}.
  */
 export const takeSlotScript: LuaScript = {
   name: 'takeSlot',
@@ -59,7 +66,10 @@ for via = 1, 2 do
   if earlier then return {via, string.match(earlier, ':(.*)$') == attempt and 0 or 1} end
 end
 for via = 1, 2 do
-  local limit = tonumber(ARGV[via + 1])
+  local limit, reported = tonumber(ARGV[via + 1]), ARGV[via + 5]
+  if limit > 0 and reported ~= '' then
+    limit = limit - math.max(0, redis.call('HLEN', KEYS[via + 2]) - tonumber(reported))
+  end
   local seq = redis.call('HLEN', KEYS[via])
   if seq < limit then
     redis.call('HSET', KEYS[via], token, seq .. ':' .. attempt)
@@ -69,7 +79,7 @@ for via = 1, 2 do
 end
 return {0, 0}
 `,
-  sha1: '7c384ea38461f5df6e3fe6acc479a271412b0a98',
+  sha1: '9fbec58bf07309f4df1f2596d6c7da7ab5d61346',
 }
 
 /**

@@ -71,6 +71,18 @@ describe('upstash takeSlot', () => {
         expect([await counter('SJC'), await counter('*')]).toEqual([1, 1])
       })
 
+      it('lowers each counter by what its minute − 1 gave beyond the reported value', async () => {
+        const roomId = `carry-${transport}`
+        // Minute − 1: the location gives 3, Anywhere 2.
+        for (const token of ['p1', 'p2', 'p3', 'p4', 'p5']) await coordinator.takeSlot({ ...request(roomId, token, 3, 2), minute: MINUTE - 1 })
+        // Location 4 − (3 − 1) = 2; Anywhere 3 − (2 − 0) = 1.
+        const carried = (token: string) => coordinator.takeSlot({ ...request(roomId, token, 4, 3), localPreviousReported: 1, anywherePreviousReported: 0 })
+        const results = []
+        for (const token of ['a', 'b', 'c', 'd']) results.push(await carried(token))
+        expect(results.map((result) => result.via ?? 'queued')).toEqual(['location', 'location', 'anywhere', 'queued'])
+        expect(await carried('a')).toMatchObject({ admitted: true, via: 'location', repeat: true })
+      })
+
       it('skips a counter whose limit is 0', async () => {
         const roomId = `zero-${transport}`
         expect(await coordinator.takeSlot(request(roomId, 'a', 0, 1))).toMatchObject({ admitted: true, via: 'anywhere' })

@@ -99,6 +99,32 @@ Deno.test('overlapping calls in one isolate share commits', async () => {
   expect(stats.commits).toBeLessThanOrEqual(4) // 1 + 100 + 100 + 99, not 300
 })
 
+Deno.test('calls combined into one round each apply their own previousReported correction', async () => {
+  using kv = await Deno.openKv(':memory:')
+  const { kv: counted, stats } = watched(kv)
+  const coordinator = denoKvCoordinator(counted, { maxBatch: 100 })
+  const take = (minute: number, limit: number, token: string, previousReported?: number) =>
+    coordinator.increment({ roomId: 'carry', scope: 'fra', minute, limit, token, previousReported })
+  for (let i = 0; i < 4; i++) await take(MINUTE - 1, 10, `p${i}`)
+  const commitsBefore = stats.commits
+  // Limit 6 each; minute − 1 gave 4: uncorrected 6, reported 1 → 3, reported 4 → 6, reported 0 → 2.
+  const results = await Promise.all([
+    take(MINUTE, 6, 'a', 1),
+    take(MINUTE, 6, 'b', 1),
+    take(MINUTE, 6, 'c', 0), // seq 2 ≥ 2
+    take(MINUTE, 6, 'd'),
+    take(MINUTE, 6, 'e', 1), // seq 3 ≥ 3
+    take(MINUTE, 6, 'f', 4),
+  ])
+  expect(results.map((r) => r.taken)).toEqual([true, true, false, true, false, true])
+  expect(results.map((r) => r.seq)).toEqual([0, 1, 2, 2, 3, 3])
+  expect(stats.commits - commitsBefore).toBe(2) // the first call alone, then the five that overlapped it
+  // A late slot of minute − 1 lowers the limit of later calls.
+  await take(MINUTE - 1, 10, 'late')
+  expect((await take(MINUTE, 6, 'g', 1)).taken).toBe(false) // 6 − (5 − 1) = 2 ≤ seq 4
+  expect((await take(MINUTE, 6, 'h', 5)).taken).toBe(true)
+})
+
 Deno.test('a counter that stays contended fails with a coordinator error', async () => {
   using kv = await Deno.openKv(':memory:')
   // Every commit loses to "another isolate".
