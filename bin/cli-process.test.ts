@@ -81,7 +81,7 @@ describe('the hono-waiting-room executable', () => {
   it('--help lists the flags with their environment variables', () => {
     const result = run(['--help'])
     expect(result.status).toBe(0)
-    for (const text of ['--origin', 'WR_ORIGIN', '--port', 'WR_PORT', '--total-active-users', 'WR_TOTAL_ACTIVE_USERS', '--secret', 'WAITING_ROOM_SECRET', '--store']) {
+    for (const text of ['--origin', 'WR_ORIGIN', '--port', 'WR_PORT', '--total-active-users', 'WR_TOTAL_ACTIVE_USERS', '--secret', 'WAITING_ROOM_SECRET', '--store', '--redis', 'WR_REDIS_URL']) {
       expect(result.stdout).toContain(text)
     }
   })
@@ -139,6 +139,49 @@ describe('the hono-waiting-room executable', () => {
     two.child.kill('SIGTERM')
     expect(await exitOf(one.child)).toBe(0)
     expect(await exitOf(two.child)).toBe(0)
+  })
+
+  it('--redis shares one room between two processes on one Redis, and exits 1 when Redis is unreachable', async () => {
+    // Database 13 and a room of its own, as the adapter's tests: nobody's data is touched; keys deleted after.
+    const url = 'redis://127.0.0.1:6379/13'
+    const roomId = `cli-process-${crypto.randomUUID().slice(0, 8)}`
+    const common = ['--origin', origin.url, '--port', '0', '--total-active-users', '1', '--new-users-per-minute', '1', '--redis', url, '--room-id', roomId, '--secret', 's'.repeat(40)]
+    const ready = /listening on (http:\/\/127\.0\.0\.1:\d+)/
+    try {
+      const [one, two] = await Promise.all([start(common, ready), start(common, ready)])
+      expect(one.output()).toContain(`state in Redis at ${url}`)
+      const first = await fetch(`${one.match[1]}/a`)
+      expect(await first.text()).toBe('origin saw /a')
+      const ticket = first.headers.getSetCookie().find((cookie) => cookie.startsWith('__wroom='))!.split(';')[0]!
+
+      // The room is full for the other process too, and it honours the first one's ticket.
+      const second = await fetch(`${two.match[1]}/b`, { headers: { accept: 'text/html' } })
+      expect(await second.text()).toContain('id="wait-time"')
+      const sameUser = await fetch(`${two.match[1]}/c`, { headers: { cookie: ticket } })
+      expect(await sameUser.text()).toBe('origin saw /c')
+
+      one.child.kill('SIGTERM')
+      two.child.kill('SIGTERM')
+      expect(await exitOf(one.child)).toBe(0)
+      expect(await exitOf(two.child)).toBe(0)
+    } finally {
+      const { createClient } = await import('redis')
+      const admin = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: false } })
+      admin.on('error', () => {})
+      await admin.connect()
+      for await (const keys of admin.scanIterator({ MATCH: `wr:{${roomId}}:*`, COUNT: 1000 })) if (keys.length > 0) await admin.unlink(keys)
+      await admin.close()
+    }
+
+    // Port 1 on loopback: nothing listens there.
+    const down = run(['--origin', origin.url, '--port', '0', '--redis', 'redis://127.0.0.1:1'])
+    expect(down.status).toBe(1)
+    expect(down.stderr).toMatch(/^hono-waiting-room: cannot reach Redis at redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/)
+    expect(down.stdout).not.toContain('listening')
+
+    const both = run(['--origin', origin.url, '--store', join(OUT, 'x.db'), '--redis', url])
+    expect(both.status).toBe(2)
+    expect(both.stderr).toContain('--store and --redis cannot be used together')
   })
 
   it('demo serves its page behind a one-user room', async () => {

@@ -10,6 +10,9 @@ import { listen } from './listen.ts'
 import { FLAGS, parseFlags, UsageError } from './flags.ts'
 import { MissingModuleError } from './lazy-import.ts'
 import { loadStoreCoordinator } from './store.ts'
+import { loadRedisCoordinator, redactUrl } from './redis-store.ts'
+import { describeRoom, startProxy } from './proxy-command.ts'
+import { createClient } from 'redis'
 import { runSimulateCommand } from './simulate-command.ts'
 
 function capture() {
@@ -66,9 +69,30 @@ describe('parseFlags', () => {
     [['--nope'], {}, /Unknown option '--nope'/],
     [['--total-active-users', '-1'], {}, /argument is ambiguous/],
     [['extra'], {}, /Unexpected argument 'extra'/],
+    [['--store', 'room.db', '--redis', 'redis://127.0.0.1:6379'], {}, /--store and --redis cannot be used together/],
+    [['--redis', 'redis://127.0.0.1:6379'], { WR_STORE: 'room.db' }, /WR_STORE and --redis cannot be used together/],
+    [['--store', 'room.db'], { WR_REDIS_URL: 'redis://127.0.0.1:6379' }, /--store and WR_REDIS_URL cannot be used together/],
+    [['--redis', 'http://127.0.0.1:6379'], {}, /invalid --redis: expected a redis:\/\/ or rediss:\/\/ URL/],
+    [[], { WR_REDIS_URL: '127.0.0.1:6379' }, /invalid WR_REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL/],
   ] as const)('rejects %j %j naming the field and the flag', (argv, env, message) => {
     expect(() => parseFlags([...argv], env)).toThrow(UsageError)
     expect(() => parseFlags([...argv], env)).toThrow(message)
+  })
+
+  it('reads --redis or WR_REDIS_URL, trimmed', () => {
+    expect(parseFlags(['--redis', ' redis://127.0.0.1:6379/13 '], {}).config.redis).toBe('redis://127.0.0.1:6379/13')
+    expect(parseFlags([], { WR_REDIS_URL: 'rediss://cache.internal:6380' }).config).toMatchObject({ redis: 'rediss://cache.internal:6380', store: undefined })
+    expect(parseFlags([], {}).config.redis).toBeUndefined()
+  })
+
+  it('never echoes a Redis password back', () => {
+    expect(redactUrl('redis://user:hunter2@cache.internal:6379/2')).toBe('redis://***@cache.internal:6379/2')
+    expect(redactUrl('redis://:hunter2@cache.internal')).not.toContain('hunter2')
+    expect(redactUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379')
+    expect(() => parseFlags(['--redis', 'https://user:hunter2@cache.internal'], {})).toThrow(/"https:\/\/\*\*\*@cache\.internal\/"/)
+    expect(describeRoom({ origin: 'http://x', port: 0, host: '127.0.0.1', store: undefined, redis: 'redis://:hunter2@cache.internal:6379', room: {} })).toMatch(
+      /state in Redis at redis:\/\/\*\*\*@cache\.internal:6379$/,
+    )
   })
 
   it('never echoes a secret back', () => {
@@ -137,6 +161,23 @@ describe('main', () => {
 })
 
 describe('main: failures to start', () => {
+  it('exits 1 naming the URL when Redis cannot be reached, before listening', async () => {
+    const closed = await listen(new Hono().fetch, 0, '127.0.0.1')
+    const port = closed.port
+    await closed.close() // nothing listens there now
+    const { io, err } = capture()
+    const started = Date.now()
+    expect(await main(['--origin', 'http://127.0.0.1:9', '--port', '0', '--redis', `redis://127.0.0.1:${port}`], {}, io)).toBe(1)
+    expect(err.join('\n')).toMatch(new RegExp(`^hono-waiting-room: cannot reach Redis at redis://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.*Check --redis \\(or WR_REDIS_URL\\)`))
+    expect(Date.now() - started).toBeLessThan(5000) // not retried
+  })
+
+  it('exits 2 for --store with --redis, without connecting to either', async () => {
+    const { io, err } = capture()
+    expect(await main(['--origin', 'http://127.0.0.1:9', '--store', '/nonexistent/dir/room.db', '--redis', 'redis://127.0.0.1:1'], {}, io)).toBe(2)
+    expect(err.join('\n')).toContain('--store and --redis cannot be used together')
+  })
+
   it('exits 1 with a readable message when the port is taken', async () => {
     const taken = await listen(new Hono().fetch, 0, '127.0.0.1')
     try {
@@ -162,7 +203,65 @@ describe('lazily loaded modules', () => {
     await expect(loadStoreCoordinator('/tmp/room.db', './flags.ts')).rejects.toThrow(/does not export a function sqliteStoreCoordinator\(\)/)
   })
 
+  it('--redis explains itself when the adapter or the redis package is missing', async () => {
+    await expect(loadRedisCoordinator('redis://127.0.0.1:6379', { adapter: './no-such-adapter.ts' })).rejects.toThrow(
+      /--redis \(the Redis coordinator\) is not available: .*Run without --redis/,
+    )
+    await expect(loadRedisCoordinator('redis://127.0.0.1:6379', { adapter: './flags.ts' })).rejects.toThrow(/does not export a function redisCoordinator\(\)/)
+    const noClient = loadRedisCoordinator('redis://127.0.0.1:6379', { client: 'no-such-redis-package' })
+    await expect(noClient).rejects.toThrow(MissingModuleError)
+    await expect(loadRedisCoordinator('redis://127.0.0.1:6379', { client: 'no-such-redis-package' })).rejects.toThrow(/npm install redis/)
+  })
+
   it('simulate explains itself when bin/simulate.ts is missing', async () => {
     await expect(runSimulateCommand([], './no-such-simulate.ts')).rejects.toThrow(/the simulate command is not available: .*bin\/simulate\.ts/)
+  })
+})
+
+describe('--redis against the real redis-server (127.0.0.1:6379, database 13)', () => {
+  const url = 'redis://127.0.0.1:6379/13'
+  const ours = `hono-waiting-room:${process.pid}`
+
+  async function namedClients(): Promise<number> {
+    const admin = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: false } })
+    admin.on('error', () => {})
+    await admin.connect()
+    try {
+      const list = await admin.clientList()
+      return list.filter((entry) => entry.name === ours).length
+    } finally {
+      await admin.close()
+    }
+  }
+
+  it('proxies through a room kept in Redis and closes its client with the server', async () => {
+    const origin = await listen(new Hono().get('*', (c) => c.text('origin')).fetch, 0, '127.0.0.1')
+    const roomId = `cli-test-${crypto.randomUUID().slice(0, 8)}`
+    const before = await namedClients()
+    const proxy = await startProxy({
+      origin: origin.url,
+      port: 0,
+      host: '127.0.0.1',
+      store: undefined,
+      redis: url,
+      room: { roomId, totalActiveUsers: 1, newUsersPerMinute: 1, secret: 'r'.repeat(40) },
+    })
+    try {
+      expect(await namedClients()).toBe(before + 1)
+      const first = await fetch(`${proxy.url}/a`)
+      expect(await first.text()).toBe('origin')
+      const second = await fetch(`${proxy.url}/b`, { headers: { accept: 'text/html' } })
+      expect(await second.text()).toContain('id="wait-time"')
+    } finally {
+      await proxy.close()
+      await origin.close()
+    }
+    expect(await namedClients()).toBe(before)
+    // Leave nothing behind in the test database.
+    const admin = createClient({ url })
+    admin.on('error', () => {})
+    await admin.connect()
+    for await (const keys of admin.scanIterator({ MATCH: `wr:{${roomId}}:*`, COUNT: 1000 })) if (keys.length > 0) await admin.unlink(keys)
+    await admin.close()
   })
 })

@@ -19,7 +19,7 @@ export const DEMO_DEFAULTS: FlagDefaults = {
 }
 
 /** The demo brings its own origin. */
-export const DEMO_EXCLUDED_FLAGS = ['origin', 'store']
+export const DEMO_EXCLUDED_FLAGS = ['origin', 'store', 'redis']
 
 export const DEMO_USAGE = `Usage: hono-waiting-room demo [flags]
 

@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util'
 import { WaitingRoomError } from '../src/errors.ts'
 import { validateOptions, type WaitingRoomOptions } from '../src/options.ts'
+import { redactUrl } from './redis-store.ts'
 
 /** A command-line mistake: printed with a pointer to `--help`, exit status 2. */
 export class UsageError extends Error {
@@ -44,7 +45,15 @@ export const FLAGS: readonly Flag[] = [
   { name: 'secret', value: '<key>', env: ['WR_SECRET', 'WAITING_ROOM_SECRET'], kind: 'string', defaultText: 'random per process', help: 'ticket key, 32+ characters; share it across processes', option: 'secret' },
   { name: 'json', env: ['WR_JSON'], kind: 'boolean', defaultText: 'false', help: 'answer Accept: application/json with the queue state as JSON', option: 'jsonResponseEnabled' },
   { name: 'status-code', value: '<code>', env: ['WR_STATUS_CODE'], kind: 'integer', defaultText: '200', help: 'status of the queue page: 200, 202 or 429', option: 'queueingStatusCode' },
-  { name: 'store', value: '<path>', env: ['WR_STORE'], kind: 'string', defaultText: 'in memory', help: 'SQLite file shared by several proxy processes on one host' },
+  { name: 'store', value: '<path>', env: ['WR_STORE'], kind: 'string', defaultText: 'in memory', help: 'SQLite file shared by several proxy processes on one host (not with --redis)' },
+  {
+    name: 'redis',
+    value: '<url>',
+    env: ['WR_REDIS_URL'],
+    kind: 'string',
+    defaultText: 'none',
+    help: 'Redis 6.2+ (redis:// or rediss:// URL) shared by proxy processes on any hosts; needs the redis package (not with --store)',
+  },
 ]
 
 /** What the proxy and demo commands run with. */
@@ -53,6 +62,8 @@ export interface ProxyConfig {
   port: number
   host: string
   store: string | undefined
+  /** Redis URL (`--redis`); never set together with `store`. */
+  redis: string | undefined
   room: WaitingRoomOptions
 }
 
@@ -92,7 +103,7 @@ export function parseFlags(argv: string[], env: Record<string, string | undefine
   }
 
   // Help must work even with a broken environment: nothing else is read.
-  if (values.help === true) return { help: true, config: { origin: undefined, port: 8787, host: '127.0.0.1', store: undefined, room: {} } }
+  if (values.help === true) return { help: true, config: { origin: undefined, port: 8787, host: '127.0.0.1', store: undefined, redis: undefined, room: {} } }
 
   const given: Record<string, Given> = {}
   for (const flag of flags) {
@@ -109,6 +120,7 @@ export function parseFlags(argv: string[], env: Record<string, string | undefine
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new UsageError(`invalid ${given.port?.source ?? '--port'}: expected a port number 0-65535, got ${given.port?.raw ?? String(port)}`)
   }
+  checkBackend(given)
   const room: Record<string, unknown> = {}
   for (const flag of flags) {
     if (flag.option && given[flag.name]) room[flag.option] = given[flag.name]!.value
@@ -121,8 +133,32 @@ export function parseFlags(argv: string[], env: Record<string, string | undefine
       port,
       host: (given.host?.value as string | undefined) ?? '127.0.0.1',
       store: given.store?.value as string | undefined,
+      redis: given.redis?.value as string | undefined,
       room: room as WaitingRoomOptions,
     },
+  }
+}
+
+/** One shared backend at most, and a Redis URL the client can take (credentials never echoed). */
+function checkBackend(given: Record<string, Given>): void {
+  const { store, redis } = given
+  if (store && redis) {
+    throw new UsageError(
+      `${store.source} and ${redis.source} cannot be used together: the room's state lives either in one SQLite file (one host) or in Redis (any hosts). Pick one.`,
+    )
+  }
+  if (redis) {
+    const raw = String(redis.value).trim()
+    let protocol: string | undefined
+    try {
+      protocol = new URL(raw).protocol
+    } catch {
+      protocol = undefined
+    }
+    if (protocol !== 'redis:' && protocol !== 'rediss:') {
+      throw new UsageError(`invalid ${redis.source}: expected a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379), got ${JSON.stringify(redactUrl(raw))}`)
+    }
+    redis.value = raw
   }
 }
 

@@ -10,6 +10,7 @@ import { WaitingRoomError } from '../src/errors.ts'
 import { resolveOptions } from '../src/options.ts'
 import { flagHelp, UsageError, type ProxyConfig } from './flags.ts'
 import { listen, type Listening } from './listen.ts'
+import { loadRedisCoordinator, redactUrl } from './redis-store.ts'
 import { loadStoreCoordinator } from './store.ts'
 
 export const PROXY_USAGE = `Usage: hono-waiting-room [proxy] --origin <url> [flags]
@@ -20,13 +21,29 @@ Every flag can also be set by its environment variable; a flag wins over the var
 Flags:
 ${flagHelp()}`
 
+/** The room's shared state, if any: a coordinator and what closes it with the server. */
+interface Backend {
+  coordinator: Coordinator | undefined
+  close(): Promise<void>
+}
+
+/** Opens `--store` or `--redis` (parseFlags lets through one at most); nothing for the in-memory default. */
+async function openBackend(config: ProxyConfig): Promise<Backend> {
+  if (config.store && config.redis) throw new UsageError('--store and --redis cannot be used together: pick one')
+  if (config.redis) return loadRedisCoordinator(config.redis)
+  if (config.store) {
+    const coordinator = await loadStoreCoordinator(config.store)
+    // A store holds a database open: close it with the server (the SQLite adapter checkpoints its WAL then).
+    return { coordinator, close: async () => (coordinator as { close?: () => void }).close?.() }
+  }
+  return { coordinator: undefined, close: async () => {} }
+}
+
 /** Starts the proxy described by `config`; the caller prints and stops it. */
 export async function startProxy(config: ProxyConfig): Promise<Listening> {
   if (!config.origin) throw new UsageError('missing --origin (or WR_ORIGIN): the base URL of the site behind the room, e.g. http://127.0.0.1:8080')
-  let coordinator: Coordinator | undefined
-  if (config.store) coordinator = await loadStoreCoordinator(config.store)
-  // A store holds a database open: close it with the server (the SQLite adapter checkpoints its WAL then).
-  const closeStore = (): void => (coordinator as { close?: () => void } | undefined)?.close?.()
+  const backend = await openBackend(config)
+  const { coordinator } = backend
   let app
   try {
     app = createProxyApp({
@@ -41,7 +58,7 @@ export async function startProxy(config: ProxyConfig): Promise<Listening> {
       },
     })
   } catch (error) {
-    closeStore()
+    await backend.close()
     // The proxy's own option errors name `origin`; say which flag that is.
     if (error instanceof WaitingRoomError && error.code === 'ERR_WR_OPTIONS') {
       throw new UsageError(`${error.message.replace(/^\[hono-waiting-room\] /, '')} (--origin or WR_ORIGIN)`)
@@ -52,14 +69,16 @@ export async function startProxy(config: ProxyConfig): Promise<Listening> {
   try {
     server = await listen(app.fetch, config.port, config.host)
   } catch (error) {
-    closeStore()
+    await backend.close()
     throw error
   }
   return {
     ...server,
     close: async () => {
       await server.close()
-      closeStore()
+      // The counts of this process's last decisions go to the shared store before it closes.
+      await app.room.flush().catch(() => {})
+      await backend.close()
     },
   }
 }
@@ -70,7 +89,7 @@ export function describeRoom(config: ProxyConfig): string {
   return (
     `room ${room.roomId}: totalActiveUsers ${room.totalActiveUsers}, newUsersPerMinute ${room.newUsersPerMinute}, ` +
     `session ${room.sessionDurationMinutes} min, ${room.queueingMethod} queue, refresh ${room.refreshIntervalSeconds} s, ` +
-    `state ${config.store ? `in ${config.store}` : 'in memory'}`
+    `state ${config.store ? `in ${config.store}` : config.redis ? `in Redis at ${redactUrl(config.redis)}` : 'in memory'}`
   )
 }
 
@@ -88,9 +107,9 @@ export async function runProxy(config: ProxyConfig): Promise<number> {
   const server = await startProxy(config)
   console.log(`hono-waiting-room proxy listening on ${server.url}, origin ${config.origin}`)
   console.log(`  ${describeRoom(config)}`)
-  if (config.store && !config.room.secret) {
+  if ((config.store || config.redis) && !config.room.secret) {
     console.warn(
-      '  warning: --store without --secret (or WR_SECRET): each process seals tickets with its own random key, ' +
+      `  warning: ${config.store ? '--store' : '--redis'} without --secret (or WR_SECRET): each process seals tickets with its own random key, ` +
         'so a user who reaches another process loses their place. Give every process the same secret.',
     )
   }

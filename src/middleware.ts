@@ -64,6 +64,8 @@ export interface RoomHandle {
   readonly link: WorkerLink
   coordinatorOf(c: Context): Coordinator
   locationOf(c: Context): string
+  /** Reports this worker's pending counts now (call before shutting a server down). */
+  flush(): Promise<void>
   /** The snapshot and plan now, syncing first when this worker has none. */
   status(c: Context): Promise<{ settings: EffectiveSettings; snapshot: Snapshot; plan: MinutePlan }>
 }
@@ -266,6 +268,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     link,
     coordinatorOf,
     locationOf,
+    flush: () => link.flush(),
     async status(c) {
       const now = o.clock()
       const s = await settingsAt(c, now)

@@ -43,13 +43,26 @@ export function planMinute(snapshot: Snapshot, limits: Limits): MinutePlan {
     minute: snapshot.minute,
     slots,
     remaining,
-    allocation: allocateSlots(slots, snapshot.traffic, limits.totalActiveUsers),
+    allocation: withoutOveruse(allocateSlots(slots, snapshot.traffic, limits.totalActiveUsers), snapshot, slots),
     buckets,
     waitingBefore,
     reserved,
     traffic: snapshot.traffic,
     totalActiveUsers: limits.totalActiveUsers,
   }
+}
+
+/**
+ * A location that already took more of this minute than its allocation now gives it (an earlier snapshot
+ * allowed more) leaves that much less to the Anywhere pool, so the parts still add up to the minute's slots.
+ */
+function withoutOveruse(allocation: Allocation, snapshot: Snapshot, slots: number): Allocation {
+  let reserved = 0
+  for (const name in allocation.locations) reserved += Math.max(allocation.locations[name]!, snapshot.takenThisMinute.locations[name] ?? 0)
+  for (const name in snapshot.takenThisMinute.locations) {
+    if (!(name in allocation.locations)) reserved += Math.max(0, snapshot.takenThisMinute.locations[name]!)
+  }
+  return { locations: allocation.locations, anywhere: Math.max(0, slots - reserved) }
 }
 
 /** The limits one user's counter calls use; `undefined` when the user's bucket is not yet eligible. */

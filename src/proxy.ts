@@ -6,7 +6,7 @@
  */
 import { Hono, type Context } from 'hono'
 import type { StatusCode } from 'hono/utils/http-status'
-import { waitingRoom, type WaitingRoomEnv } from './middleware.ts'
+import { waitingRoom, type RoomHandle, type WaitingRoomEnv } from './middleware.ts'
 import { WaitingRoomError } from './errors.ts'
 import type { WaitingRoomOptions } from './options.ts'
 import { clientResponseHeaders, originRequestHeaders } from './proxy-headers.ts'
@@ -79,7 +79,7 @@ async function requestBody(request: Request): Promise<ReadableStream<Uint8Array>
  * serve({ fetch: app.fetch, port: 8787 })
  * ```
  */
-export function createProxyApp(options: ProxyOptions): Hono<WaitingRoomEnv> {
+export function createProxyApp(options: ProxyOptions): Hono<WaitingRoomEnv> & { readonly room: RoomHandle } {
   const originBase = parseOrigin(options.origin)
   const originPath = originBase.pathname.replace(/\/$/, '')
   const timeoutMs = options.originTimeoutMs ?? 30_000
@@ -92,7 +92,8 @@ export function createProxyApp(options: ProxyOptions): Hono<WaitingRoomEnv> {
 
   const app = new Hono<WaitingRoomEnv>()
   // Validates the room's options now, so a bad one fails at build time rather than on the first request.
-  app.use('*', waitingRoom(options.room ?? {}))
+  const room = waitingRoom(options.room ?? {})
+  app.use('*', room)
   app.all('*', async function forwardToOrigin(c) {
     const incoming = new URL(c.req.url)
     // Set the parts, never resolve a string: a path like `//evil.example/` would otherwise change the host.
@@ -154,7 +155,8 @@ export function createProxyApp(options: ProxyOptions): Hono<WaitingRoomEnv> {
       headers: clientResponseHeaders(response.headers, originBase, `${from.proto}://${from.host}`),
     })
   })
-  return app
+  // The room's handle, so whoever serves the app can flush its counts before shutting down.
+  return Object.assign(app, { room: room.room })
 }
 
 function parseOrigin(origin: string | URL): URL {

@@ -33,6 +33,8 @@ export interface Snapshot {
   admittedThisMinute: number
   /** Slots seen taken in the minute before, per counter: each location's own, and the Anywhere pool's. */
   takenLastMinute: { locations: Record<string, number>; anywhere: number }
+  /** The same for this minute so far. */
+  takenThisMinute: { locations: Record<string, number>; anywhere: number }
   /** Queued buckets, oldest first, with positive waiting counts. */
   buckets: Bucket[]
   waitingUsers: number
@@ -67,6 +69,14 @@ export function buildSnapshot(state: RoomState, now: number, sessionDurationMinu
   const traffic: Record<string, number> = {}
   const locations: Record<string, LocationSummary> = {}
   const takenLastMinute = { locations: {} as Record<string, number>, anywhere: 0 }
+  const takenThisMinute = { locations: {} as Record<string, number>, anywhere: 0 }
+  /** Adds `value` to the counter use of `name` (or Anywhere) in the minute it belongs to, if one of the two. */
+  const taken = (at: number, name: string, local: number, anywhere: number): void => {
+    const into = at === minute ? takenThisMinute : at === minute - 1 ? takenLastMinute : undefined
+    if (!into) return
+    into.locations[name] = (into.locations[name] ?? 0) + local
+    into.anywhere += anywhere
+  }
   const revoked = new Set<string>()
 
   for (const name in state.locations) {
@@ -80,7 +90,7 @@ export function buildSnapshot(state: RoomState, now: number, sessionDurationMinu
           if (at >= activeFrom && at <= minute) summary.activeUsers += value
           break
         case 110: // n: admissions
-          if (at === minute - 1) takenLastMinute.locations[name] = (takenLastMinute.locations[name] ?? 0) + value
+          taken(at, name, value, 0)
           if (at === minute) summary.admittedThisMinute += value
           else if (at >= averageFrom && at < minute) {
             admissionsInAverage += value
@@ -88,10 +98,7 @@ export function buildSnapshot(state: RoomState, now: number, sessionDurationMinu
           }
           break
         case 121: // y: admissions through the Anywhere counter, which are not the location counter's
-          if (at === minute - 1) {
-            takenLastMinute.locations[name] = (takenLastMinute.locations[name] ?? 0) - value
-            takenLastMinute.anywhere += value
-          }
+          taken(at, name, -value, value)
           break
         case 116: // t: traffic
           if (at === trafficMinute) traffic[name] = (traffic[name] ?? 0) + value
@@ -124,6 +131,7 @@ export function buildSnapshot(state: RoomState, now: number, sessionDurationMinu
     activeUsers: Math.max(0, activeUsers),
     admittedThisMinute: Math.max(0, admittedThisMinute),
     takenLastMinute,
+    takenThisMinute,
     buckets,
     waitingUsers: Math.max(0, waitingUsers),
     traffic,

@@ -51,7 +51,8 @@ export class WorkerLink {
   #unacknowledged: WorkerReport[] = []
   #syncing: Promise<void> | undefined
   #lastSyncAt = Number.NEGATIVE_INFINITY
-  #flushScheduled = false
+  #laterScheduled = false
+  #last: { coordinator: Coordinator; location: string } | undefined
   #backoff = 1
   #seenMinute = Number.NaN
   #seen = new Set<string>()
@@ -108,45 +109,55 @@ export class WorkerLink {
     return this.snapshot(now)!
   }
 
-  /** Starts a background sync if one is due; never waits for it. */
+  /**
+   * Starts a background sync if one is due; never waits for it. With deltas pending but the interval not
+   * over, a timer reports them when it is, so a worker's last decisions never wait for a request that may
+   * not come.
+   */
   maybeSync(coordinator: Coordinator, location: string, now: number, waitUntil?: (p: Promise<unknown>) => void): void {
     if (this.#syncing) return
     const since = now - this.#lastSyncAt
-    const due =
-      this.#pending.size > 0 || this.#unacknowledged.length > 0
-        ? since >= this.options.syncIntervalMs * this.#backoff
-        : since >= this.options.maxSnapshotAgeMs
-    if (!due) return
-    const running = this.sync(coordinator, location, now).catch(() => {})
-    waitUntil?.(running)
+    const hasDeltas = this.#pending.size > 0 || this.#unacknowledged.length > 0
+    const interval = hasDeltas ? this.options.syncIntervalMs * this.#backoff : this.options.maxSnapshotAgeMs
+    if (since >= interval) waitUntil?.(this.sync(coordinator, location, now).catch(() => {}))
+    else if (hasDeltas) waitUntil?.(this.#syncLater(coordinator, location, interval - since))
   }
 
   /**
    * Reports everything pending and takes the answer as the new state. Concurrent callers share one sync.
-   * Deltas recorded while it was under way go out right after (with no interval) or after one interval on
-   * a timer, so the last decisions of a burst are reported even if no request follows.
+   * Deltas recorded while it was under way go out right after (with no interval) or one interval later.
    */
   sync(coordinator: Coordinator, location: string, now: number): Promise<void> {
     if (this.#syncing) return this.#syncing
+    this.#last = { coordinator, location }
     this.#syncing = (async () => {
       await this.#send(coordinator, location, now)
       while (this.#pending.size > 0 && this.options.syncIntervalMs === 0) await this.#send(coordinator, location, this.options.clock())
     })().finally(() => {
       this.#syncing = undefined
     })
-    if (this.options.syncIntervalMs > 0) {
-      return this.#syncing.then(() => this.#trailingFlush(coordinator, location))
-    }
-    return this.#syncing
+    if (this.options.syncIntervalMs === 0) return this.#syncing
+    return this.#syncing.then(() => {
+      if (this.#pending.size > 0) return this.#syncLater(coordinator, location, this.options.syncIntervalMs * this.#backoff)
+    })
   }
 
-  /** One delayed report of what arrived during the last sync, kept inside the caller's waitUntil promise. */
-  async #trailingFlush(coordinator: Coordinator, location: string): Promise<void> {
-    if (this.#pending.size === 0 || this.#flushScheduled) return
-    this.#flushScheduled = true
-    await new Promise((resolve) => setTimeout(resolve, this.options.syncIntervalMs * this.#backoff))
-    this.#flushScheduled = false
-    if (this.#pending.size > 0 && !this.#syncing) await this.#send(coordinator, location, this.options.clock()).catch(() => {})
+  /** Reports what is pending now, with the coordinator and location of the last sync (e.g. before a shutdown). */
+  async flush(): Promise<void> {
+    if (!this.#last) return
+    await this.#syncing?.catch(() => {})
+    if (this.#pending.size > 0 || this.#unacknowledged.length > 0) await this.sync(this.#last.coordinator, this.#last.location, this.options.clock())
+  }
+
+  /** One report after `delayMs` (a call while one is waiting does nothing). */
+  async #syncLater(coordinator: Coordinator, location: string, delayMs: number): Promise<void> {
+    if (this.#laterScheduled) return
+    this.#laterScheduled = true
+    await new Promise((resolve) => setTimeout(resolve, delayMs))
+    this.#laterScheduled = false
+    if (this.#pending.size > 0 || this.#unacknowledged.length > 0) {
+      await this.sync(coordinator, location, this.options.clock()).catch(() => {})
+    }
   }
 
   async #send(coordinator: Coordinator, location: string, now: number): Promise<void> {
