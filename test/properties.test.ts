@@ -6,6 +6,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { memoryCoordinator } from '../adapters/memory/index.ts'
+import { fromNodeRedis, redisCoordinator } from '../adapters/upstash/index.ts'
+import { connectTestRedis, deleteKeys, testPrefix, type TestRedis } from '../adapters/upstash/test/redis.ts'
+import { afterAll, beforeAll } from 'vitest'
 import { runSteps, stepArbitrary } from './support/property-driver.ts'
 
 const limitsArbitrary = fc.record({
@@ -24,4 +27,27 @@ describe('room invariants (memory coordinator)', () => {
       { numRuns: 60 },
     )
   }, 120_000)
+})
+
+describe('room invariants (Redis coordinator over TCP, a real redis-server)', () => {
+  let client: TestRedis
+  const prefix = testPrefix('properties')
+  beforeAll(async () => {
+    client = await connectTestRedis()
+  })
+  afterAll(async () => {
+    await deleteKeys(client, prefix)
+    await client.quit()
+  })
+
+  it('hold for any sequence of arrivals, departures, check-ins and clock steps', async () => {
+    await fc.assert(
+      fc.asyncProperty(limitsArbitrary, fc.array(stepArbitrary, { minLength: 5, maxLength: 30 }), async (limits, steps) => {
+        const coordinator = redisCoordinator(fromNodeRedis(client), { prefix })
+        const violation = await runSteps(coordinator, limits, steps)
+        expect(violation).toBeUndefined()
+      }),
+      { numRuns: 15 },
+    )
+  }, 240_000)
 })
