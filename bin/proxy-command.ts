@@ -105,8 +105,8 @@ export async function serveUntilSignal(server: Listening): Promise<number> {
 
 export async function runProxy(config: ProxyConfig): Promise<number> {
   const server = await startProxy(config)
-  console.log(`hono-waiting-room proxy listening on ${server.url}, origin ${config.origin}`)
-  console.log(`  ${describeRoom(config)}`)
+  // One write, so whoever waits for the first line (a test, a supervisor) sees the whole banner.
+  console.log(`hono-waiting-room proxy listening on ${server.url}, origin ${config.origin}\n  ${describeRoom(config)}`)
   if ((config.store || config.redis) && !config.room.secret) {
     console.warn(
       `  warning: ${config.store ? '--store' : '--redis'} without --secret (or WR_SECRET): each process seals tickets with its own random key, ` +
