@@ -19,7 +19,7 @@ import { fifoLimits, planMinute, randomLimits, releasedFraction, type CounterLim
 import { renderQueuePage } from './queue-page.ts'
 import { queueVariables } from './queue-variables.ts'
 import { SettingsSource, type EffectiveSettings } from './settings.ts'
-import { WAITING_WINDOW_MINUTES, type Snapshot } from './snapshot.ts'
+import { waitingWindowMinutes, type Snapshot } from './snapshot.ts'
 import { activeField, admittedField, anywhereAdmittedField, revokedField, trafficField, waitingField } from './state.ts'
 import { randomId, TicketSealer, type Ticket } from './ticket.ts'
 import { withTimeout, WorkerLink } from './worker-link.ts'
@@ -74,6 +74,8 @@ export type WaitingRoomMiddleware<E extends Env = Env> = MiddlewareHandler<E & W
 
 /** Refresh intervals vary by ±10% per check-in, so check-ins spread out (seed 002). */
 const REFRESH_JITTER = 0.1
+/** A queued ticket outlives this many refresh intervals after its last check-in. */
+const QUEUED_TICKET_CHECK_INS = 3
 /** A check-in this much before its refresh interval is over still counts (browser timers are not exact). */
 const CHECK_IN_TOLERANCE_MS = 1000
 /** A ticket checked in further in the future than this was not sealed by a sane clock: a new user. */
@@ -132,6 +134,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     typeof o.coordinator === 'function' ? undefined : (o.coordinator ?? memoryCoordinator())
   const coordinatorOf = (c: Context): Coordinator => fixedCoordinator ?? (o.coordinator as (c: Context) => Coordinator)(c)
   const locationOf: (c: Context) => string = o.location ?? defaultLocation
+  const waitingWindow = waitingWindowMinutes(o.refreshIntervalSeconds)
   const link = new WorkerLink({
     roomId: o.roomId,
     sessionDurationMinutes: o.sessionDurationMinutes,
@@ -139,6 +142,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     maxSnapshotAgeMs: MAX_SNAPSHOT_AGE_MS,
     timeoutMs: o.coordinatorTimeoutMs,
     clock: o.clock,
+    waitingWindowMinutes: waitingWindow,
   })
   const metrics = new RoomMetrics()
   const covers = coverageCheck(o.coverage)
@@ -184,9 +188,15 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
   }
 
   /** A session lasts through minute m + sessionDurationMinutes of its last check-in, so it leaves the count exactly then. */
-  const sessionEndsAt = (ticket: Ticket, s: EffectiveSettings): number =>
-    (minuteOf(ticket.acceptedAt > 0 && s.disableSessionRenewal ? ticket.acceptedAt : ticket.lastCheckInTime) + s.sessionDurationMinutes + 1) *
-    MINUTE_MS
+  const sessionEndsAt = (ticket: Ticket, s: EffectiveSettings): number => {
+    const session =
+      (minuteOf(ticket.acceptedAt > 0 && s.disableSessionRenewal ? ticket.acceptedAt : ticket.lastCheckInTime) + s.sessionDurationMinutes + 1) *
+      MINUTE_MS
+    // A queued ticket is the user's place in line: it must outlive the refresh interval (and a missed
+    // check-in or two) whatever the session length, or a slow refresh sends the user to the back.
+    if (ticket.acceptedAt > 0) return session
+    return Math.max(session, ticket.lastCheckInTime + QUEUED_TICKET_CHECK_INS * ticket.refreshIntervalSeconds * 1000)
+  }
   const live = (ticket: Ticket, now: number, s: EffectiveSettings): boolean =>
     ticket.lastCheckInTime <= now + CLOCK_SKEW_MS && now < sessionEndsAt(ticket, s)
 
@@ -203,7 +213,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     link.record(location, trafficField(minute), 1)
     const previous = ticket && ticket.acceptedAt === 0 ? minuteOf(ticket.lastCheckInTime) : undefined
     if (previous === minute) return
-    if (previous !== undefined && previous > minute - WAITING_WINDOW_MINUTES) link.record(location, waitingField(previous, bucketId), -1)
+    if (previous !== undefined && previous > minute - waitingWindow) link.record(location, waitingField(previous, bucketId), -1)
     link.record(location, waitingField(minute, bucketId), 1)
   }
 
@@ -408,7 +418,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
         if (result.via === 'anywhere') link.record(location, anywhereAdmittedField(minute), 1)
         if (link.firstCheckIn(ticketId, minute)) link.record(location, trafficField(minute), 1)
         const previous = queued ? minuteOf(ticket.lastCheckInTime) : undefined
-        if (previous !== undefined && previous > minute - WAITING_WINDOW_MINUTES) link.record(location, waitingField(previous, bucketId), -1)
+        if (previous !== undefined && previous > minute - waitingWindow) link.record(location, waitingField(previous, bucketId), -1)
       }
       link.maybeSync(coordinator, location, now, waitUntil)
       await setTicket(c, { roomId: o.roomId, ticketId, bucketId, acceptedAt: now, lastCheckInTime: now, refreshIntervalSeconds: 0 }, now, s)

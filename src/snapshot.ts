@@ -7,6 +7,13 @@ import { fieldMinute, type RoomState } from './state.ts'
 
 /** Minutes a queued user stays in the waiting count after their last check-in (current + previous). */
 export const WAITING_WINDOW_MINUTES = 2
+
+/**
+ * Minutes a queued user must stay in the waiting count to cover one (jittered, +10%) refresh interval;
+ * shorter, and users between two check-ins drop out of their bucket, so FIFO reserves too little for it.
+ */
+export const waitingWindowMinutes = (refreshIntervalSeconds: number): number =>
+  Math.max(WAITING_WINDOW_MINUTES, Math.ceil((refreshIntervalSeconds * 1.1 + 1) / 60) + 1)
 /** Traffic shares come from the minute before last: complete, so it no longer changes (seeds 000, 001). */
 export const TRAFFIC_REFERENCE_AGE = 2
 /** Admissions are averaged over this many completed minutes for wait estimates. */
@@ -53,10 +60,15 @@ export interface Snapshot {
 export const sessionWindowStart = (minute: number, sessionDurationMinutes: number): number =>
   minute - sessionDurationMinutes
 
-export function buildSnapshot(state: RoomState, now: number, sessionDurationMinutes: number): Snapshot {
+export function buildSnapshot(
+  state: RoomState,
+  now: number,
+  sessionDurationMinutes: number,
+  waitingWindow = WAITING_WINDOW_MINUTES,
+): Snapshot {
   const minute = minuteOf(now)
   const activeFrom = sessionWindowStart(minute, sessionDurationMinutes)
-  const waitingFrom = minute - WAITING_WINDOW_MINUTES + 1
+  const waitingFrom = minute - waitingWindow + 1
   const trafficMinute = minute - TRAFFIC_REFERENCE_AGE
   const averageFrom = minute - ADMISSIONS_AVERAGE_MINUTES
 

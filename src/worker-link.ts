@@ -21,6 +21,8 @@ export interface LinkOptions {
   timeoutMs: number
   /** The room's clock, for reports sent after the request that caused them. */
   clock: () => number
+  /** Minutes a queued user stays in the waiting count (see `waitingWindowMinutes`). Default 2. */
+  waitingWindowMinutes?: number
 }
 
 /** Ticket ids remembered per minute for deduplication; past this a worker stops deduplicating until the next minute. */
@@ -211,6 +213,6 @@ export class WorkerLink {
       for (const [where, deltas] of this.#pending) own(where, deltas)
       state = { locations, at: state.at }
     }
-    this.#snapshot = buildSnapshot(state, now, this.options.sessionDurationMinutes)
+    this.#snapshot = buildSnapshot(state, now, this.options.sessionDurationMinutes, this.options.waitingWindowMinutes)
   }
 }

@@ -1,0 +1,131 @@
+/// <reference types="node" />
+/**
+ * @module
+ * `hono-waiting-room simulate`: runs a scenario through the real middleware in simulated time (see
+ * `src/simulator/`), prints the per-minute table and the summary, and writes SVG charts and a JSON of
+ * the results.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import {
+  formatSummary,
+  formatTable,
+  parseScenario,
+  renderCharts,
+  resultJson,
+  runSimulation,
+  SCENARIOS,
+  type Scenario,
+} from '../src/simulator/index.ts'
+
+const NAMES = Object.keys(SCENARIOS)
+
+export const SIMULATE_USAGE = `Usage: hono-waiting-room simulate [--scenario <name>[,<name>…] | --config <file.json>] [--out <dir>]
+
+Runs the waiting room's real code — locations × workers sharing one in-memory coordinator with
+propagation lag — against simulated users in simulated time, and reports when queueing began, how far
+active users overshot the limit, premature queueing, and wait times by arrival.
+
+Flags:
+  --scenario <name>   ${NAMES.join(', ')}, or all (default: ramp)
+  --config <file>     a scenario as JSON: locations, workers, room limits, arrivals, lagMs, visit, minutes, seed
+  --out <dir>         where charts and results are written (default: sim-results)
+  --seed <text>       overrides the scenario's seed
+  --quiet             print only the summary, not the per-minute table
+  --help              this text
+
+Writes <out>/<scenario>.json, <scenario>-active.svg, <scenario>-queue.svg and <scenario>-wait.svg.
+`
+
+export interface SimulateIo {
+  out: (text: string) => void
+  err: (text: string) => void
+}
+
+const consoleIo: SimulateIo = { out: (text) => console.log(text), err: (text) => console.error(text) }
+
+class UsageError extends Error {}
+
+async function scenariosFrom(values: { scenario?: string; config?: string; seed?: string }): Promise<Scenario[]> {
+  if (values.scenario !== undefined && values.config !== undefined) throw new UsageError('give --scenario or --config, not both')
+  let scenarios: Scenario[]
+  if (values.config !== undefined) {
+    let text: string
+    try {
+      text = await readFile(values.config, 'utf8')
+    } catch (error) {
+      throw new UsageError(`cannot read --config ${values.config}: ${(error as Error).message}`)
+    }
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch (error) {
+      throw new UsageError(`--config ${values.config} is not JSON: ${(error as Error).message}`)
+    }
+    scenarios = [parseScenario(json)]
+  } else {
+    const names = (values.scenario ?? 'ramp').split(',').flatMap((name) => (name === 'all' ? NAMES : [name.trim()]))
+    scenarios = names.map((name) => {
+      const make = SCENARIOS[name as keyof typeof SCENARIOS]
+      if (!make) throw new UsageError(`unknown scenario '${name}' (known: ${NAMES.join(', ')}, all)`)
+      return make()
+    })
+  }
+  return values.seed === undefined ? scenarios : scenarios.map((s) => ({ ...s, seed: values.seed! }))
+}
+
+/** Runs the simulate command with its arguments (after `simulate`); resolves with the exit status. */
+export async function runSimulate(argv: string[], io: SimulateIo = consoleIo): Promise<number> {
+  let scenarios: Scenario[]
+  let values: { out?: string; quiet?: boolean; help?: boolean }
+  try {
+    const parsed = parseArgs({
+      args: argv,
+      options: {
+        scenario: { type: 'string' },
+        config: { type: 'string' },
+        out: { type: 'string' },
+        seed: { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: false,
+    })
+    values = parsed.values
+    if (values.help) {
+      io.out(SIMULATE_USAGE)
+      return 0
+    }
+    scenarios = await scenariosFrom(parsed.values)
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    io.err(`hono-waiting-room simulate: ${message}\nRun 'hono-waiting-room simulate --help' to see the flags.`)
+    return 2
+  }
+
+  const out = values.out ?? 'sim-results'
+  try {
+    await mkdir(out, { recursive: true })
+    for (const scenario of scenarios) {
+      const started = performance.now()
+      const result = await runSimulation(scenario)
+      const seconds = ((performance.now() - started) / 1000).toFixed(1)
+      if (!values.quiet) io.out(`${formatTable(result)}\n`)
+      io.out(formatSummary(result))
+      const charts = renderCharts(result)
+      const files: [string, string][] = [
+        [`${scenario.name}.json`, resultJson(result)],
+        [`${scenario.name}-active.svg`, charts.active],
+        [`${scenario.name}-queue.svg`, charts.queue],
+        [`${scenario.name}-wait.svg`, charts.wait],
+      ]
+      for (const [name, content] of files) await writeFile(join(out, name), content)
+      io.out(`written         ${files.map(([name]) => join(out, name)).join(', ')} (simulated in ${seconds} s)\n`)
+    }
+    return 0
+  } catch (error) {
+    io.err(`hono-waiting-room simulate: ${error instanceof Error ? error.message : String(error)}`)
+    return 1
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * @module
+ * The simulated deployment: L locations × W workers, each worker its own `waitingRoom()` in its own Hono
+ * app, all sharing one memory coordinator whose exchange interval models the location → global lag.
+ * Requests go through `app.request()`, so the real core decides every one of them.
+ */
+import { Hono } from 'hono'
+import { memoryCoordinator } from '../../adapters/memory/index.ts'
+import { waitingRoom, type WaitingRoomDecision, type WaitingRoomEnv } from '../middleware.ts'
+import { seededRandom } from '../plan.ts'
+import type { RoomState } from '../state.ts'
+import { CounterLog, watchedCoordinator } from './counter-log.ts'
+import type { Scenario } from './scenario.ts'
+
+/** A fixed key, so tickets (and the run) do not depend on the process. Never use it for a real room. */
+export const SIMULATOR_SECRET = 'hono-waiting-room simulator key: not for production use'
+const COOKIE_NAME = '__wroom'
+
+export interface Worker {
+  index: number
+  location: string
+  app: Hono<WaitingRoomEnv>
+  /** The last room state this worker's syncs brought back (its snapshot minus its own unreported deltas). */
+  view: { state: RoomState | undefined }
+  /** Tickets this worker's sealer has remembered so far (see `ticketRemembered` in users.ts). */
+  remembered: number
+}
+
+export interface Fleet {
+  workers: Worker[]
+  /** Worker indexes per location name. */
+  byLocation: Map<string, number[]>
+  counters: CounterLog
+  /** The users' Accept header. */
+  accept: string
+}
+
+export interface VisitResult {
+  decision: WaitingRoomDecision | undefined
+  /** The ticket cookie the response set, if any. */
+  cookie: string | undefined
+  /** Seconds of the response's `Refresh` header, if any. */
+  refreshSeconds: number | undefined
+}
+
+/** Builds the workers around one shared coordinator; `clock` is the simulation's. */
+export function buildFleet(scenario: Scenario, clock: () => number): Fleet {
+  const coordinator = memoryCoordinator({ exchangeIntervalMs: scenario.lagMs })
+  const counters = new CounterLog()
+  const workers: Worker[] = []
+  const byLocation = new Map<string, number[]>()
+  for (const { name, workers: count } of scenario.locations) {
+    const indexes: number[] = []
+    for (let i = 0; i < count; i++) {
+      const index = workers.length
+      const view: Worker['view'] = { state: undefined }
+      const app = new Hono<WaitingRoomEnv>()
+      // Outermost: sees the decision after the waiting room (and the origin, if admitted) answered.
+      app.use('*', async (c, next) => {
+        await next()
+        decisions.set(c.req.raw, c.get('waitingRoom'))
+      })
+      app.use(
+        '*',
+        waitingRoom({
+          ...scenario.room,
+          secret: SIMULATOR_SECRET,
+          location: () => name,
+          coordinator: watchedCoordinator(coordinator, counters, view),
+          syncIntervalMs: scenario.syncIntervalMs,
+          jsonResponseEnabled: scenario.client === 'json',
+          clock,
+          // Refresh jitter must come from the run's seed, or two runs would differ.
+          random: seededRandom(`${scenario.seed}\nworker ${index}`),
+        }),
+      )
+      app.get('*', (c) => c.text('origin'))
+      workers.push({ index, location: name, app, view, remembered: 0 })
+      indexes.push(index)
+    }
+    byLocation.set(name, indexes)
+  }
+  return { workers, byLocation, counters, accept: scenario.client === 'json' ? 'application/json' : 'text/html' }
+}
+
+/** Each request's decision, keyed by the Request object `app.request()` hands to the app as `c.req.raw`. */
+const decisions = new WeakMap<Request, WaitingRoomDecision>()
+
+/** One request, as a browser (or an app) makes it: with the ticket cookie if it holds one. */
+export async function visit(fleet: Fleet, worker: Worker, cookie: string | undefined): Promise<VisitResult> {
+  const headers: Record<string, string> = { accept: fleet.accept }
+  if (cookie) headers.cookie = `${COOKIE_NAME}=${cookie}`
+  const request = new Request('http://simulator.local/', { headers })
+  const response = await worker.app.request(request)
+  let next: string | undefined
+  for (const line of response.headers.getSetCookie()) {
+    if (line.startsWith(`${COOKIE_NAME}=`)) next = line.slice(COOKIE_NAME.length + 1, line.indexOf(';'))
+  }
+  const refresh = response.headers.get('refresh')
+  return { decision: decisions.get(request), cookie: next, refreshSeconds: refresh === null ? undefined : Number(refresh) }
+}

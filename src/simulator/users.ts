@@ -1,0 +1,82 @@
+/**
+ * @module
+ * Simulated users and what the simulator knows about them: the ground truth the core is measured against.
+ */
+import type { Worker } from './fleet.ts'
+
+export interface SimUser {
+  id: number
+  location: string
+  /** ms from the start of the run of the first request. */
+  arrivalMs: number
+  /** Time on the origin after admission, until the last request. */
+  visitMs: number
+  state: 'arriving' | 'queued' | 'visiting' | 'left'
+  /** The ticket cookie the user holds. */
+  cookie: string | undefined
+  /** Worker index → the worker's `remembered` count when it remembered `cookie`. */
+  rememberedBy: Map<number, number>
+  /** The worker of the first request (used when workers are chosen per user). */
+  homeWorker: number | undefined
+  admittedMs: number | undefined
+  /** End of the live session (ms from start), from the last request; 0 before admission. */
+  sessionEndMs: number
+  /** Queueing decisions this user got (not counting too-early check-ins). */
+  queueDecisions: number
+  /** The queue bucket of the user's last queueing decision. */
+  bucketId: number | undefined
+}
+
+export function newUser(id: number, location: string, arrivalMs: number, visitMs: number): SimUser {
+  return {
+    id,
+    location,
+    arrivalMs,
+    visitMs,
+    state: 'arriving',
+    cookie: undefined,
+    rememberedBy: new Map(),
+    homeWorker: undefined,
+    admittedMs: undefined,
+    sessionEndMs: 0,
+    queueDecisions: 0,
+    bucketId: undefined,
+  }
+}
+
+/**
+ * The documented session rule applied to what the simulator saw: an admitted user counts as active through
+ * minute m + sessionDurationMinutes, m being the minute of their last request. (A visiting user makes a
+ * request every minute, so their ticket is renewed in the minute of each last request.) The run starts on
+ * a minute boundary, so minutes from the start line up with the core's minutes.
+ */
+export const sessionEnd = (lastRequestMs: number, sessionDurationMinutes: number): number =>
+  (Math.floor(lastRequestMs / 60_000) + sessionDurationMinutes + 1) * 60_000
+
+/**
+ * Tickets a worker's sealer surely still remembers. `TicketSealer` keeps the last 20,000 tickets it sealed
+ * or opened (ticket.ts); this stays well inside that, so a "surely" is never wrong.
+ */
+const SURELY_REMEMBERED = 15_000
+
+/**
+ * True when `worker` will find the user's ticket in its cache, so deciding it needs no decryption. A
+ * decryption completes on the crypto thread pool in no fixed order, and a decision made after it would
+ * race with the other requests of the same step; the run loop sends those requests one at a time.
+ */
+export function ticketRemembered(user: SimUser, worker: Worker): boolean {
+  const at = user.rememberedBy.get(worker.index)
+  return at !== undefined && worker.remembered - at < SURELY_REMEMBERED
+}
+
+/** Notes that `worker` sealed or opened the user's current ticket. */
+export function rememberTicket(user: SimUser, worker: Worker): void {
+  user.rememberedBy.set(worker.index, worker.remembered++)
+}
+
+/** The user now holds `cookie`, sealed by `worker`. */
+export function takeTicket(user: SimUser, worker: Worker, cookie: string): void {
+  user.cookie = cookie
+  user.rememberedBy.clear()
+  rememberTicket(user, worker)
+}

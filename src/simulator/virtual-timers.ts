@@ -1,0 +1,97 @@
+/**
+ * @module
+ * Timers in simulated time. The core reads time from its `clock` option but schedules some background
+ * work with the global `setTimeout` (the worker link's trailing report after a sync, the coordinator
+ * timeout). In a run where a simulated minute takes a fraction of a real second, a real timer would fire
+ * at an arbitrary simulated moment and make the run irreproducible. While the simulator's own requests
+ * (and due timers) run, `setTimeout`/`clearTimeout` are swapped for these, which fire at simulated times
+ * in a fixed order; outside those windows the real ones are back, so nothing else in the process is affected.
+ */
+
+interface Timer {
+  at: number
+  id: number
+  callback: (...args: unknown[]) => void
+  args: unknown[]
+}
+
+type SetTimeout = typeof globalThis.setTimeout
+type ClearTimeout = typeof globalThis.clearTimeout
+
+/** Microtask turns given to work a fired timer starts, so it runs while the virtual timers are installed. */
+const MICROTASK_TURNS = 50
+
+export class VirtualTimers {
+  readonly #now: () => number
+  readonly #timers = new Map<number, Timer>()
+  #nextId = 1
+  #installed = 0
+  #real: { setTimeout: SetTimeout; clearTimeout: ClearTimeout } | undefined
+
+  /** `now` is the simulated clock (ms). */
+  constructor(now: () => number) {
+    this.#now = now
+  }
+
+  /** Timers waiting to fire. */
+  get pending(): number {
+    return this.#timers.size
+  }
+
+  /** Runs `work` with the global timers swapped for virtual ones (re-entrant). */
+  async within<T>(work: () => Promise<T>): Promise<T> {
+    this.#install()
+    try {
+      return await work()
+    } finally {
+      this.#uninstall()
+    }
+  }
+
+  /** Fires every timer due by now, earliest first (ties in creation order), then lets their work run. */
+  async fireDue(): Promise<void> {
+    if (this.#timers.size === 0) return
+    await this.within(async () => {
+      for (;;) {
+        const due = this.#next()
+        if (!due || due.at > this.#now()) break
+        this.#timers.delete(due.id)
+        due.callback(...due.args)
+        for (let i = 0; i < MICROTASK_TURNS; i++) await Promise.resolve()
+      }
+    })
+  }
+
+  #next(): Timer | undefined {
+    let first: Timer | undefined
+    for (const timer of this.#timers.values()) {
+      if (!first || timer.at < first.at || (timer.at === first.at && timer.id < first.id)) first = timer
+    }
+    return first
+  }
+
+  #install(): void {
+    if (this.#installed++ > 0) return
+    const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout }
+    this.#real = real
+    const virtualSet = (callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+      const id = this.#nextId++
+      this.#timers.set(id, { at: this.#now() + Math.max(0, ms ?? 0), id, callback, args })
+      return id
+    }
+    const virtualClear = (id: unknown) => {
+      // Ids of ours are numbers; anything else was made by the real setTimeout before the swap.
+      if (typeof id === 'number' && this.#timers.delete(id)) return
+      real.clearTimeout(id as Parameters<ClearTimeout>[0])
+    }
+    globalThis.setTimeout = virtualSet as unknown as SetTimeout
+    globalThis.clearTimeout = virtualClear as ClearTimeout
+  }
+
+  #uninstall(): void {
+    if (--this.#installed > 0 || !this.#real) return
+    globalThis.setTimeout = this.#real.setTimeout
+    globalThis.clearTimeout = this.#real.clearTimeout
+    this.#real = undefined
+  }
+}
