@@ -17,7 +17,9 @@ const REPORT_ID_LIMIT = 50_000
 
 export class LocationAggregator {
   readonly location: string
+  /** Replaced, never changed, once published by `state()` (copy on write): state() need not copy it. */
   #counts: Record<string, number> = {}
+  #published: LocationState | undefined
   #updatedAt = 0
   #keepMinutes = 0
   #seen = new Map<string, number>()
@@ -32,6 +34,7 @@ export class LocationAggregator {
   apply(report: WorkerReport, now: number): boolean {
     if (this.#seen.has(report.id)) return false
     this.#remember(report.id, now)
+    this.#writable()
     addCounts(this.#counts, report.deltas)
     this.#keepMinutes = Math.max(this.#keepMinutes, report.keepMinutes)
     this.#prune(now)
@@ -45,14 +48,25 @@ export class LocationAggregator {
     this.restored = true
     const earlier = view.locations[this.location]
     if (earlier) {
+      this.#writable()
       addCounts(this.#counts, earlier.counts)
       this.#prune(now)
     }
   }
 
-  /** A copy of the merged state (copies, so a caller can never mutate the aggregator). */
+  /**
+   * The merged state. Shared until the next change (the aggregator copies before it writes again), so the
+   * global stage and every answer hold one copy of the counts, not one each. Callers must not mutate it.
+   */
   state(): LocationState {
-    return { counts: { ...this.#counts }, updatedAt: this.#updatedAt }
+    return (this.#published ??= { counts: this.#counts, updatedAt: this.#updatedAt })
+  }
+
+  /** Copy on write: counts that were handed out are copied before the next change. */
+  #writable(): void {
+    if (!this.#published) return
+    this.#counts = { ...this.#counts }
+    this.#published = undefined
   }
 
   #remember(id: string, now: number): void {

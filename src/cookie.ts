@@ -7,16 +7,28 @@ import type { Context } from 'hono'
 import type { SameSite, SecureMode } from './options.ts'
 
 interface NodeBindings {
-  incoming?: { headers?: Record<string, string | string[] | undefined> }
+  incoming?: { headers?: Record<string, string | string[] | undefined>; rawHeaders?: readonly string[] }
 }
 
 /**
  * The request's Cookie header. Under @hono/node-server, `c.env.incoming` is Node's request: reading its
- * plain header object avoids building a Fetch `Headers` for the whole request, which alone costs about a
- * quarter of bare throughput there. Everywhere else, the Fetch headers.
+ * raw header list avoids building a Fetch `Headers` for the whole request, which alone costs about a
+ * quarter of bare throughput there — and also Node's own `headers` object, which Node builds on first
+ * access from every header line. Several Cookie lines are joined with "; ", as Node does. Everywhere
+ * else, the Fetch headers.
  */
 export function cookieHeaderOf(c: Context): string | null | undefined {
-  const headers = (c.env as NodeBindings | undefined)?.incoming?.headers
+  const incoming = (c.env as NodeBindings | undefined)?.incoming
+  const raw = incoming?.rawHeaders
+  if (Array.isArray(raw)) {
+    let value: string | undefined
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!
+      if (name.length === 6 && name.toLowerCase() === 'cookie') value = value === undefined ? raw[i + 1]! : `${value}; ${raw[i + 1]!}`
+    }
+    return value
+  }
+  const headers = incoming?.headers
   if (headers && typeof headers === 'object') {
     const value = headers.cookie
     return typeof value === 'string' ? value : undefined

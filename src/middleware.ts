@@ -89,6 +89,9 @@ const SHUFFLE_BUCKETS = 60
 const COMMAND_HEADER = 'waiting-room-command'
 
 function waitUntilOf(c: Context): ((promise: Promise<unknown>) => void) | undefined {
+  // @hono/node-server has no execution context, and asking Hono for one throws: an Error with its stack
+  // on every background report (4–8% of a new user's CPU under node-server, bench/results/latest.md).
+  if ((c.env as { incoming?: unknown } | undefined)?.incoming) return undefined
   try {
     const ctx = c.executionCtx
     return ctx.waitUntil.bind(ctx)

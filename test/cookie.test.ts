@@ -22,6 +22,9 @@ describe('cookieHeaderOf', () => {
     const node = { env: { incoming: { headers: { cookie: 'a=node' } } }, req: { raw: new Request('http://x/', { headers: { cookie: 'a=fetch' } }) } }
     const fetch = { env: {}, req: { raw: new Request('http://x/', { headers: { cookie: 'a=fetch' } }) } }
     expect(cookieHeaderOf(node as unknown as Context)).toBe('a=node')
+    const raw = { env: { incoming: { rawHeaders: ['Host', 'x', 'Cookie', 'a=1', 'cookie', 'b=2'] } }, req: fetch.req }
+    expect(cookieHeaderOf(raw as unknown as Context)).toBe('a=1; b=2')
+    expect(cookieHeaderOf({ env: { incoming: { rawHeaders: ['Host', 'x'] } }, req: fetch.req } as unknown as Context)).toBeUndefined()
     expect(cookieHeaderOf(fetch as unknown as Context)).toBe('a=fetch')
   })
 })

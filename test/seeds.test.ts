@@ -28,7 +28,9 @@ describe('seed 000: local slots, the Anywhere pool and shared counters', () => {
   })
 
   it('San Jose users use the local allocation first, then Anywhere; 128 at one worker all get in', async () => {
-    const coordinator = memoryCoordinator()
+    // The core's two-call path (location counter, then Anywhere): the memory coordinator's fused takeSlot left out.
+    const { name, increment, sync } = memoryCoordinator()
+    const coordinator = { name, increment, sync }
     const allocation = allocateSlots(150, { SJC: 20, LHR: 30 }, 200)
     const request = (i: number) => ({
       roomId: 'seed000',

@@ -11,7 +11,16 @@
  * ```
  */
 import { GlobalAggregator, LocationAggregator } from '../../src/aggregator.ts'
-import { COUNTER_TTL_MINUTES, effectiveLimit, type Coordinator, type CounterRequest, type CounterResult } from '../../src/coordinator.ts'
+import {
+  ANYWHERE,
+  COUNTER_TTL_MINUTES,
+  effectiveLimit,
+  type Coordinator,
+  type CounterRequest,
+  type CounterResult,
+  type SlotRequest,
+  type SlotResult,
+} from '../../src/coordinator.ts'
 import type { RoomState, WorkerReport } from '../../src/state.ts'
 
 export const DRIVER_NAME = 'memory'
@@ -35,8 +44,11 @@ interface Counter {
 interface LocationNode {
   aggregator: LocationAggregator
   lastExchangeAt: number
-  /** The global view from the last exchange. */
-  view: RoomState
+  /**
+   * The global view from the last exchange, kept only when exchanges lag (`exchangeIntervalMs` > 0): one
+   * view per location would hold O(locations²) entries (5 MB at 300 locations, bench/results/latest.md).
+   */
+  view: RoomState | undefined
 }
 
 interface Room {
@@ -45,6 +57,8 @@ interface Room {
 }
 
 export interface MemoryCoordinator extends Coordinator {
+  /** Location counter, then Anywhere, in one call (DESIGN: one round trip per decision). */
+  takeSlot(request: SlotRequest): Promise<SlotResult>
   /** Drops every location aggregator, as if their hosts restarted (counters and the global stage stay). */
   restartLocations(): void
   /** Drops every global aggregator, as if it restarted. */
@@ -71,6 +85,22 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     for (const [key, counter] of counters) if (counter.minute < minute - COUNTER_TTL_MINUTES) counters.delete(key)
   }
 
+  /** One conditional increment (synchronous: nothing here is remote). */
+  const take = (request: CounterRequest): CounterResult => {
+    pruneCounters(request.minute)
+    const key = `${request.roomId}\n${request.scope}\n${request.minute}`
+    let counter = counters.get(key)
+    if (!counter) counters.set(key, (counter = { count: 0, tokens: new Map(), minute: request.minute }))
+    const earlier = counter.tokens.get(request.token)
+    if (earlier !== undefined) return { taken: true, seq: earlier, repeat: true }
+    const seq = counter.count
+    const previous = counters.get(`${request.roomId}\n${request.scope}\n${request.minute - 1}`)?.count ?? 0
+    if (seq >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq }
+    counter.count++
+    counter.tokens.set(request.token, seq)
+    return { taken: true, seq }
+  }
+
   return {
     name: DRIVER_NAME,
     preferredSyncIntervalMs: 0,
@@ -78,19 +108,19 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       return counters.size
     },
 
-    async increment(request: CounterRequest): Promise<CounterResult> {
-      pruneCounters(request.minute)
-      const key = `${request.roomId}\n${request.scope}\n${request.minute}`
-      let counter = counters.get(key)
-      if (!counter) counters.set(key, (counter = { count: 0, tokens: new Map(), minute: request.minute }))
-      const earlier = counter.tokens.get(request.token)
-      if (earlier !== undefined) return { taken: true, seq: earlier, repeat: true }
-      const seq = counter.count
-      const previous = counters.get(`${request.roomId}\n${request.scope}\n${request.minute - 1}`)?.count ?? 0
-      if (seq >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq }
-      counter.count++
-      counter.tokens.set(request.token, seq)
-      return { taken: true, seq }
+    increment: async (request: CounterRequest): Promise<CounterResult> => take(request),
+
+    async takeSlot(request: SlotRequest): Promise<SlotResult> {
+      const { roomId, location, minute, token } = request
+      if (request.localLimit > 0) {
+        const local = take({ roomId, scope: location, minute, limit: request.localLimit, previousReported: request.localPreviousReported, token })
+        if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1 }
+      }
+      if (request.anywhereLimit > 0) {
+        const anywhere = take({ roomId, scope: ANYWHERE, minute, limit: request.anywhereLimit, previousReported: request.anywherePreviousReported, token })
+        if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1 }
+      }
+      return { admitted: false, roundTrips: request.localLimit > 0 || request.anywhereLimit > 0 ? 1 : 0 }
     },
 
     async sync(report: WorkerReport): Promise<RoomState> {
@@ -98,19 +128,21 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       const { global, locations } = room(report.roomId)
       let node = locations.get(report.location)
       if (!node) {
-        node = { aggregator: new LocationAggregator(report.location), lastExchangeAt: -Infinity, view: global.view(now) }
+        node = { aggregator: new LocationAggregator(report.location), lastExchangeAt: -Infinity, view: undefined }
         locations.set(report.location, node)
         // A new (or restarted) location aggregator rebuilds from the global stage before publishing.
-        node.aggregator.restoreFrom(node.view, now)
+        node.aggregator.restoreFrom(global.view(now), now)
       }
       node.aggregator.apply(report, now)
       const own = node.aggregator.state()
-      if (now - node.lastExchangeAt >= exchangeIntervalMs) {
-        node.view = global.exchange(report.location, own, now)
+      let view = node.view
+      if (!view || now - node.lastExchangeAt >= exchangeIntervalMs) {
+        view = global.exchange(report.location, own, now)
         node.lastExchangeAt = now
+        node.view = exchangeIntervalMs > 0 ? view : undefined
       }
       // The location's own state is always fresh; other locations are as of the last exchange.
-      return { locations: { ...node.view.locations, [report.location]: own }, at: now }
+      return { locations: { ...view.locations, [report.location]: own }, at: now }
     },
 
     restartLocations() {

@@ -1,0 +1,157 @@
+// `npm run bench`: builds dist/, then measures — per-decision costs, memory, HTTP overhead on Node (with
+// a CPU profile of the hot paths), each adapter next to its backend, and the simulator's accuracy — and
+// writes bench/results/latest.{md,json} and docs/bench-overhead.svg (plus the simulator's charts in docs/).
+// Loopback only, every part bounded; about 5 minutes on 2 cores.
+//
+//   npm run bench [-- --quick] [--only http,micro,memory,profile,adapters,simulate] [--no-build]
+//                 [--seconds 3] [--connections 50] [--rounds 4] [--full-sim] [--report-only]
+//
+// --quick shortens every part (a smoke test; its figures are not for the record). --only (or a --quick
+// run) writes bench/results/partial.{md,json}.tmp instead of latest.*, so a partial run never replaces the
+// record.
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { cpus, loadavg } from 'node:os'
+import { runAdapters } from './adapters.mjs'
+import { runHttp } from './http.mjs'
+import { benchDir, distDir, docsDir, flag, option, parseResult, resultsDir, root, round, runBounded } from './lib.mjs'
+import { formatProfile, profileCase } from './profile.mjs'
+import { renderMarkdown, renderOverheadChart } from './report.mjs'
+
+const argv = process.argv.slice(2)
+const quick = flag(argv, 'quick')
+const ALL = ['micro', 'memory', 'http', 'profile', 'adapters', 'simulate']
+const only = option(argv, 'only', undefined)?.split(',').map((s) => s.trim())
+const sections = only ?? ALL
+const unknown = sections.filter((s) => !ALL.includes(s))
+if (unknown.length) {
+  console.error(`bench: unknown section ${unknown.join(', ')} (known: ${ALL.join(', ')})`)
+  process.exit(2)
+}
+const partial = Boolean(only) || quick
+const options = {
+  quick,
+  sections,
+  seconds: Number(option(argv, 'seconds', quick ? '1' : '3')),
+  connections: Number(option(argv, 'connections', '50')),
+  rounds: Number(option(argv, 'rounds', quick ? '1' : '4')),
+  fullSim: flag(argv, 'full-sim'),
+}
+
+// --report-only: render latest.md and the chart again from latest.json (after a change to report.mjs).
+if (flag(argv, 'report-only')) {
+  const { readFile } = await import('node:fs/promises')
+  const saved = JSON.parse(await readFile(`${resultsDir}latest.json`, 'utf8'))
+  await writeFile(`${resultsDir}latest.md`, renderMarkdown(saved))
+  const chart = renderOverheadChart(saved)
+  if (chart) await writeFile(`${docsDir}bench-overhead.svg`, chart)
+  console.log('bench: rendered bench/results/latest.md and docs/bench-overhead.svg from latest.json')
+  process.exit(0)
+}
+
+const started = performance.now()
+const git = (...args) => {
+  try {
+    return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+  } catch {
+    return undefined
+  }
+}
+const results = {
+  environment: {
+    startedAt: new Date().toISOString(),
+    node: `Node ${process.version}`,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model?.trim() ?? 'unknown CPU',
+    loadAverageStart: loadavg(),
+    commit: git('rev-parse', '--short', 'HEAD'),
+    dirty: Boolean(git('status', '--porcelain', '--', 'src', 'adapters')),
+    dist: distDir,
+  },
+  options,
+}
+const say = (text) => console.log(text)
+const elapsed = () => `${round((performance.now() - started) / 1000, 0)} s`
+
+// 0. Build: the benches import dist/. Type errors in files others are still writing do not stop tsc from
+//    emitting, so a failed type check only warns as long as what the benches import is there.
+if (!flag(argv, 'no-build') && !process.env.BENCH_DIST) {
+  say('bench: npm run build')
+  const build = await runBounded('npm', ['run', 'build', '--silent'], { timeoutMs: 240_000 })
+  if (build.code !== 0) {
+    const firstError = (build.stdout + build.stderr).split('\n').find((line) => /error/i.test(line)) ?? ''
+    if (!existsSync(`${root}dist/src/middleware.js`)) {
+      console.error(`bench: the build failed and dist/ is missing:\n${build.stdout}${build.stderr}`)
+      process.exit(1)
+    }
+    say(`bench: the build reported errors (${firstError.trim()}); measuring what it emitted`)
+    results.environment.buildWarning = firstError.trim()
+  }
+  say(`bench: built in ${round(build.seconds, 0)} s`)
+}
+
+/** Runs a bench script as a child and returns its BENCH_RESULT (or { error }). */
+async function child(args, timeoutMs) {
+  const run = await runBounded(process.execPath, args, { timeoutMs, onLine: (line) => !line.startsWith('BENCH_RESULT') && say(`  ${line}`) })
+  const parsed = parseResult(run.stdout)
+  if (parsed && run.code === 0) return parsed
+  return { error: run.timedOut ? `timed out after ${timeoutMs / 1000} s` : `exited with ${run.code}: ${(run.stderr || run.stdout).trim().split('\n').slice(-3).join(' | ')}` }
+}
+
+if (sections.includes('micro')) {
+  say(`bench: per-decision costs (${elapsed()})`)
+  results.micro = await child([`${benchDir}micro.mjs`, '--scale', quick ? '0.1' : '1'], 120_000)
+}
+if (sections.includes('memory')) {
+  say(`bench: memory for 1,000,000 queued users (${elapsed()})`)
+  results.memory = await child(['--expose-gc', `${benchDir}memory.mjs`, ...(quick ? ['--reports', '60'] : [])], 120_000)
+}
+if (sections.includes('http')) {
+  say(`bench: HTTP overhead, ${options.rounds} rounds of ${options.seconds} s × ${options.connections} connections (${elapsed()})`)
+  try {
+    results.http = await runHttp({ seconds: options.seconds, connections: options.connections, rounds: options.rounds, warmupSeconds: quick ? 1 : 2 })
+  } catch (error) {
+    results.http = { error: String(error?.message ?? error) }
+  }
+}
+if (sections.includes('profile')) {
+  say(`bench: CPU profiles (${elapsed()})`)
+  results.profile = []
+  for (const which of ['admitted', 'new']) {
+    try {
+      const p = await profileCase(which, { seconds: quick ? 1 : 4, connections: options.connections })
+      results.profile.push(p)
+      say(formatProfile(p).replace(/^/gm, '  '))
+    } catch (error) {
+      results.profile.push({ case: which, error: String(error?.message ?? error) })
+    }
+  }
+}
+if (sections.includes('adapters')) {
+  say(`bench: adapters (${elapsed()})`)
+  try {
+    results.adapters = await runAdapters({ quick, log: say })
+  } catch (error) {
+    results.adapters = { error: String(error?.message ?? error) }
+  }
+}
+if (sections.includes('simulate')) {
+  say(`bench: simulator (${elapsed()})`)
+  const args = [`${benchDir}simulate.mjs`, ...(options.fullSim ? ['--full'] : []), ...(quick ? ['--seed002-users', '300'] : [])]
+  results.simulate = await child(args, options.fullSim ? 900_000 : 240_000)
+}
+
+results.environment.loadAverageEnd = loadavg()
+results.environment.seconds = round((performance.now() - started) / 1000, 0)
+
+await mkdir(resultsDir, { recursive: true })
+await mkdir(docsDir, { recursive: true })
+const markdown = renderMarkdown(results)
+const [md, json] = partial ? ['partial.md.tmp', 'partial.json.tmp'] : ['latest.md', 'latest.json']
+await writeFile(`${resultsDir}${json}`, `${JSON.stringify(results, null, 1)}\n`)
+await writeFile(`${resultsDir}${md}`, markdown)
+const chart = renderOverheadChart(results)
+if (chart && !partial) await writeFile(`${docsDir}bench-overhead.svg`, chart)
+else if (chart) await writeFile(`${resultsDir}bench-overhead.svg.tmp`, chart)
+say(`bench: wrote bench/results/${md} and ${json}${chart && !partial ? ', docs/bench-overhead.svg' : ''} in ${results.environment.seconds} s`)
