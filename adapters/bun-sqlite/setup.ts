@@ -66,38 +66,52 @@ export function resolveOptions(adapter: string, options: SqliteCoordinatorOption
 /** Prepares the handle and returns the statements; throws a WaitingRoomError that says what to fix. */
 export function openSchema(adapter: string, db: SqliteDatabase, o: ResolvedSqliteOptions): Statements {
   const tables = tablesFor(o.tablePrefix)
-  try {
-    db.exec(`PRAGMA busy_timeout = ${SETUP_BUSY_TIMEOUT_MS}`)
-    const mode = (db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | null)?.journal_mode
-    // `memory` is a `:memory:` database: one process only, which is fine for tests and a single server.
-    if (mode !== 'wal' && mode !== 'memory') {
-      throw new WaitingRoomError(
-        'ERR_WR_COORDINATOR',
-        `${adapter}: the database did not switch to WAL (journal_mode is ${mode}). Use a writable file on a local disk; ` +
-          'WAL needs shared memory, which network filesystems do not offer.',
-      )
-    }
-    db.exec(`PRAGMA synchronous = ${o.synchronous.toUpperCase()}`)
-    db.exec('BEGIN IMMEDIATE')
+  const deadline = Date.now() + SETUP_BUSY_TIMEOUT_MS
+  for (;;) {
     try {
-      db.exec(schemaSql(tables))
-      db.exec('COMMIT')
+      return setUp(adapter, db, o, tables)
     } catch (error) {
-      try {
-        db.exec('ROLLBACK')
-      } catch {
-        // SQLite already ended the transaction.
-      }
-      throw error
+      // Two processes opening a new file at once: switching it to WAL can fail with SQLITE_BUSY at once,
+      // without the busy handler ever being asked, so the whole setup is tried again until the deadline.
+      if (error instanceof WaitingRoomError || !isBusy(error) || Date.now() >= deadline) throw setupError(adapter, error)
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.floor(Math.random() * 40))
     }
-    const statements = prepareStatements(db, tables)
-    db.exec(`PRAGMA busy_timeout = ${o.busyTimeoutMs}`)
-    return statements
-  } catch (error) {
-    if (error instanceof WaitingRoomError) throw error
-    const why = isBusy(error)
-      ? `the file stayed locked for ${SETUP_BUSY_TIMEOUT_MS / 1000} s while starting: another connection holds a long transaction on it`
-      : `${error instanceof Error ? error.message : String(error)}. Pass an open, writable bun:sqlite or better-sqlite3 Database`
-    throw new WaitingRoomError('ERR_WR_COORDINATOR', `${adapter}: could not set up the database: ${why}`, { cause: error })
   }
+}
+
+function setUp(adapter: string, db: SqliteDatabase, o: ResolvedSqliteOptions, tables: ReturnType<typeof tablesFor>): Statements {
+  db.exec(`PRAGMA busy_timeout = ${SETUP_BUSY_TIMEOUT_MS}`)
+  const mode = (db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | null)?.journal_mode
+  // `memory` is a `:memory:` database: one process only, which is fine for tests and a single server.
+  if (mode !== 'wal' && mode !== 'memory') {
+    throw new WaitingRoomError(
+      'ERR_WR_COORDINATOR',
+      `${adapter}: the database did not switch to WAL (journal_mode is ${mode}). Use a writable file on a local disk; ` +
+        'WAL needs shared memory, which network filesystems do not offer.',
+    )
+  }
+  db.exec(`PRAGMA synchronous = ${o.synchronous.toUpperCase()}`)
+  db.exec('BEGIN IMMEDIATE')
+  try {
+    db.exec(schemaSql(tables))
+    db.exec('COMMIT')
+  } catch (error) {
+    try {
+      db.exec('ROLLBACK')
+    } catch {
+      // SQLite already ended the transaction.
+    }
+    throw error
+  }
+  const statements = prepareStatements(db, tables)
+  db.exec(`PRAGMA busy_timeout = ${o.busyTimeoutMs}`)
+  return statements
+}
+
+function setupError(adapter: string, error: unknown): WaitingRoomError {
+  if (error instanceof WaitingRoomError) return error
+  const why = isBusy(error)
+    ? `the file stayed locked for ${SETUP_BUSY_TIMEOUT_MS / 1000} s while starting: another connection holds a long transaction on it`
+    : `${error instanceof Error ? error.message : String(error)}. Pass an open, writable bun:sqlite or better-sqlite3 Database`
+  return new WaitingRoomError('ERR_WR_COORDINATOR', `${adapter}: could not set up the database: ${why}`, { cause: error })
 }
