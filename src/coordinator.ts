@@ -94,33 +94,38 @@ export function effectiveLimit(limit: number, previousCount: number, previousRep
   return previousReported === undefined ? limit : limit - Math.max(0, previousCount - previousReported)
 }
 
+/** The location's own counter request of a slot request. */
+export const locationCounterRequest = (request: SlotRequest): CounterRequest => ({
+  roomId: request.roomId,
+  scope: request.location,
+  minute: request.minute,
+  limit: request.localLimit,
+  previousReported: request.localPreviousReported,
+  token: request.token,
+})
+
+/** The Anywhere pool's counter request of a slot request. */
+export const anywhereCounterRequest = (request: SlotRequest): CounterRequest => ({
+  roomId: request.roomId,
+  scope: ANYWHERE,
+  minute: request.minute,
+  limit: request.anywhereLimit,
+  previousReported: request.anywherePreviousReported,
+  token: request.token,
+})
+
 /** The location counter first; when its allocation is used up, the Anywhere counter (seed 000). */
 export async function takeSlot(coordinator: Coordinator, request: SlotRequest): Promise<SlotResult> {
   if (coordinator.takeSlot) return coordinator.takeSlot(request)
-  const { roomId, location, minute, token } = request
   let roundTrips = 0
   if (request.localLimit > 0) {
     roundTrips++
-    const local = await coordinator.increment({
-      roomId,
-      scope: location,
-      minute,
-      limit: request.localLimit,
-      previousReported: request.localPreviousReported,
-      token,
-    })
+    const local = await coordinator.increment(locationCounterRequest(request))
     if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips }
   }
   if (request.anywhereLimit > 0) {
     roundTrips++
-    const anywhere = await coordinator.increment({
-      roomId,
-      scope: ANYWHERE,
-      minute,
-      limit: request.anywhereLimit,
-      previousReported: request.anywherePreviousReported,
-      token,
-    })
+    const anywhere = await coordinator.increment(anywhereCounterRequest(request))
     if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips }
   }
   return { admitted: false, roundTrips }

@@ -18,7 +18,16 @@
  * ```
  */
 import { minuteOf } from '../../src/clock.ts'
-import { ANYWHERE, COUNTER_TTL_MINUTES, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordinator.ts'
+import {
+  anywhereCounterRequest,
+  COUNTER_TTL_MINUTES,
+  locationCounterRequest,
+  type Coordinator,
+  type CounterRequest,
+  type CounterResult,
+  type SlotRequest,
+  type SlotResult,
+} from '../../src/coordinator.ts'
 import { fieldMinute, type RoomState, type WorkerReport } from '../../src/state.ts'
 import { transactions, type SqliteDatabase } from './driver.ts'
 import { openSchema, resolveOptions, type SqliteCoordinatorOptions } from './setup.ts'
@@ -84,22 +93,14 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
 
     // The location counter, then the Anywhere counter (seed 000), in one transaction: one lock, one commit.
     takeSlot(request: SlotRequest): Promise<SlotResult> {
-      const { roomId, location, minute, token } = request
       return transaction('takeSlot', (): SlotResult => {
-        pruneCounters(minute)
+        pruneCounters(request.minute)
         if (request.localLimit > 0) {
-          const local = takeCounter(s, { roomId, scope: location, minute, limit: request.localLimit, previousReported: request.localPreviousReported, token })
+          const local = takeCounter(s, locationCounterRequest(request))
           if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1 }
         }
         if (request.anywhereLimit > 0) {
-          const anywhere = takeCounter(s, {
-            roomId,
-            scope: ANYWHERE,
-            minute,
-            limit: request.anywhereLimit,
-            previousReported: request.anywherePreviousReported,
-            token,
-          })
+          const anywhere = takeCounter(s, anywhereCounterRequest(request))
           if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1 }
         }
         return { admitted: false, roundTrips: 1 }

@@ -5,7 +5,7 @@
  * other isolates through the Cache API. The middleware already runs reports in the background
  * (`ctx.waitUntil`), so no request waits on them except an isolate's very first.
  */
-import { ANYWHERE, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordinator.ts'
+import { anywhereCounterRequest, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordinator.ts'
 import type { RoomState, WorkerReport } from '../../src/state.ts'
 import { resolveCloudflareOptions, sameOptions, type DurableObjectCoordinatorOptions } from './options.ts'
 import { counterObjectName, DRIVER_NAME, type CounterObjectRpc } from './protocol.ts'
@@ -56,21 +56,14 @@ function buildCoordinator(options: DurableObjectCoordinatorOptions): Coordinator
     increment,
 
     async takeSlot(request: SlotRequest): Promise<SlotResult> {
-      const { roomId, minute, token } = request
+      const { roomId } = request
       if (request.localLimit > 0) {
         // The location object tries its own counter and, only if that is used up, the Anywhere object.
         return objects.call(counterObjectName(roomId, request.location), 'takeSlot', (stub) => stub.takeSlot(request, route), route)
       }
       if (request.anywhereLimit <= 0) return { admitted: false, roundTrips: 0 }
       // No allocation here (e.g. no traffic history yet): straight to the Anywhere object.
-      const anywhere = await increment({
-        roomId,
-        scope: ANYWHERE,
-        minute,
-        limit: request.anywhereLimit,
-        previousReported: request.anywherePreviousReported,
-        token,
-      })
+      const anywhere = await increment(anywhereCounterRequest(request))
       return anywhere.taken
         ? { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1 }
         : { admitted: false, roundTrips: 1 }

@@ -8,7 +8,7 @@
  */
 import { DurableObject } from 'cloudflare:workers'
 import { MINUTE_MS, minuteOf } from '../../src/clock.ts'
-import { ANYWHERE, COUNTER_TTL_MINUTES, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordinator.ts'
+import { ANYWHERE, anywhereCounterRequest, COUNTER_TTL_MINUTES, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
 import type { RoomState, WorkerReport } from '../../src/state.ts'
 import { LocationStage } from './location-stage.ts'
@@ -49,14 +49,7 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
       if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1 }
     }
     if (request.anywhereLimit <= 0) return { admitted: false, roundTrips: 1 }
-    const anywhereRequest: CounterRequest = {
-      roomId,
-      scope: ANYWHERE,
-      minute,
-      limit: request.anywhereLimit,
-      previousReported: request.anywherePreviousReported,
-      token,
-    }
+    const anywhereRequest = anywhereCounterRequest(request)
     const anywhere = await this.#peer<CounterObjectRpc>(route.counters, route).call(
       counterObjectName(roomId, ANYWHERE),
       'increment',

@@ -12,9 +12,10 @@
  */
 import { GlobalAggregator, LocationAggregator } from '../../src/aggregator.ts'
 import {
-  ANYWHERE,
+  anywhereCounterRequest,
   COUNTER_TTL_MINUTES,
   effectiveLimit,
+  locationCounterRequest,
   type Coordinator,
   type CounterRequest,
   type CounterResult,
@@ -111,13 +112,12 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     increment: async (request: CounterRequest): Promise<CounterResult> => take(request),
 
     async takeSlot(request: SlotRequest): Promise<SlotResult> {
-      const { roomId, location, minute, token } = request
       if (request.localLimit > 0) {
-        const local = take({ roomId, scope: location, minute, limit: request.localLimit, previousReported: request.localPreviousReported, token })
+        const local = take(locationCounterRequest(request))
         if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1 }
       }
       if (request.anywhereLimit > 0) {
-        const anywhere = take({ roomId, scope: ANYWHERE, minute, limit: request.anywhereLimit, previousReported: request.anywherePreviousReported, token })
+        const anywhere = take(anywhereCounterRequest(request))
         if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1 }
       }
       return { admitted: false, roundTrips: request.localLimit > 0 || request.anywhereLimit > 0 ? 1 : 0 }
