@@ -3,7 +3,7 @@
  * The room's metrics as Prometheus families. Counters are this worker's (each worker is scraped on its
  * own and Prometheus sums them); gauges come from the aggregated snapshot, so they are the whole room's.
  */
-import type { RoomHandle } from './middleware.ts'
+import type { RoomHandle } from './decision.ts'
 import { OUTCOME_OF } from './metrics.ts'
 import type { MinutePlan } from './plan.ts'
 import type { MetricFamily } from './prometheus.ts'

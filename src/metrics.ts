@@ -3,7 +3,7 @@
  * Per-worker counters, kept as plain numbers so counting costs nothing on the hot path, and rendered in
  * the Prometheus text format by the admin API.
  */
-import type { DecisionReason } from './middleware.ts'
+import type { DecisionReason } from './decision.ts'
 
 export class RoomMetrics {
   /** Decisions by reason (each reason implies its outcome). */

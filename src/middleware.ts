@@ -4,73 +4,36 @@
  * snapshot, the minute plan and the coordinator's counters together (DESIGN "The request pipeline").
  */
 import type { Context, Env, MiddlewareHandler } from 'hono'
-import { env as runtimeEnv } from 'hono/adapter'
 import { memoryCoordinator } from '../adapters/memory/index.ts'
 import { minuteOf, MINUTE_MS } from './clock.ts'
 import { takeSlot, type Coordinator, type SlotResult } from './coordinator.ts'
 import { cookieHeaderOf, isHttps, readCookie, serializeCookie } from './cookie.ts'
 import { coverageCheck } from './coverage.ts'
+import type { DecisionReason, RoomHandle, WaitingRoomEnv, WaitingRoomMiddleware } from './decision.ts'
 import { normalizeEvents } from './events.ts'
+import { waitUntilOf } from './execution.ts'
 import { defaultLocation } from './location.ts'
 import { messagesFor } from './messages.ts'
 import { RoomMetrics } from './metrics.ts'
 import { resolveOptions, type ResolvedOptions, type WaitingRoomOptions } from './options.ts'
 import { fifoLimits, planMinute, randomLimits, releasedFraction, type CounterLimits, type MinutePlan } from './plan.ts'
 import { renderQueuePage } from './queue-page.ts'
+import { ticketSealerOf } from './secret.ts'
 import { queueVariables } from './queue-variables.ts'
 import { SettingsSource, type EffectiveSettings } from './settings.ts'
 import { waitingWindowMinutes, type Snapshot } from './snapshot.ts'
 import { activeField, admittedField, anywhereAdmittedField, revokedField, trafficField, waitingField } from './state.ts'
-import { randomId, TicketSealer, type Ticket } from './ticket.ts'
+import { randomId, type Ticket } from './ticket.ts'
 import { withTimeout, WorkerLink } from './worker-link.ts'
 
-/** Why a request got its outcome (each reason implies one outcome, see `OUTCOME_OF` in metrics.ts). */
-export type DecisionReason =
-  | 'session' // admitted: a live admitted ticket
-  | 'slot' // admitted now through a counter
-  | 'passthrough' // admitted and counted: queueing method passthrough
-  | 'fail-open' // admitted: the coordinator failed and failMode is open
-  | 'suspended' // bypassed: the room is suspended, no ticket
-  | 'bypass' // bypassed: not covered (path, host, method, rule or verified crawler)
-  | 'no-slot' // queued: no slot this minute
-  | 'not-eligible' // queued: older buckets come first (FIFO)
-  | 'too-early' // queued: check-in before the refresh interval; nothing decided
-  | 'queue-all' // queued: the room queues everyone
-  | 'prequeue' // queued: an event has not started yet
-  | 'fail-closed' // queued: the coordinator failed and failMode is closed
-  | 'reject' // rejected: queueing method reject
-
-/** The decision, available to the origin as `c.get('waitingRoom')`. */
-export interface WaitingRoomDecision {
-  outcome: 'admitted' | 'queued' | 'rejected' | 'bypassed'
-  reason: DecisionReason
-  ticketId?: string
-  /** ms of admission, for admitted users. */
-  acceptedAt?: number
-  /** Minute number of the user's queue bucket. */
-  bucketId?: number
-}
-
-export type WaitingRoomVariables = { waitingRoom: WaitingRoomDecision }
-/** Add to your app's Env (`new Hono<WaitingRoomEnv>()`) to type `c.get('waitingRoom')`. */
-export type WaitingRoomEnv = { Variables: WaitingRoomVariables }
-
-/** What the admin API needs from a running room (`waitingRoomAdmin(room, …)`). */
-export interface RoomHandle {
-  readonly roomId: string
-  readonly options: ResolvedOptions
-  readonly settings: SettingsSource
-  readonly metrics: RoomMetrics
-  readonly link: WorkerLink
-  coordinatorOf(c: Context): Coordinator
-  locationOf(c: Context): string
-  /** Reports this worker's pending counts now (call before shutting a server down). */
-  flush(): Promise<void>
-  /** The snapshot and plan now, syncing first when this worker has none. */
-  status(c: Context): Promise<{ settings: EffectiveSettings; snapshot: Snapshot; plan: MinutePlan }>
-}
-
-export type WaitingRoomMiddleware<E extends Env = Env> = MiddlewareHandler<E & WaitingRoomEnv> & { readonly room: RoomHandle }
+export type {
+  DecisionReason,
+  RoomHandle,
+  WaitingRoomDecision,
+  WaitingRoomEnv,
+  WaitingRoomMiddleware,
+  WaitingRoomVariables,
+} from './decision.ts'
 
 /** Refresh intervals vary by ±10% per check-in, so check-ins spread out (seed 002). */
 const REFRESH_JITTER = 0.1
@@ -87,18 +50,6 @@ const DEFAULT_SYNC_INTERVAL_MS = 1000
 /** Prequeued users of a shuffled event get one of this many buckets before the start, at random. */
 const SHUFFLE_BUCKETS = 60
 const COMMAND_HEADER = 'waiting-room-command'
-
-function waitUntilOf(c: Context): ((promise: Promise<unknown>) => void) | undefined {
-  // @hono/node-server has no execution context, and asking Hono for one throws: an Error with its stack
-  // on every background report (4–8% of a new user's CPU under node-server, bench/results/latest.md).
-  if ((c.env as { incoming?: unknown } | undefined)?.incoming) return undefined
-  try {
-    const ctx = c.executionCtx
-    return ctx.waitUntil.bind(ctx)
-  } catch {
-    return undefined // not on a runtime with an execution context
-  }
-}
 
 /**
  * A virtual waiting room in front of the routes it is mounted on.
@@ -152,26 +103,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
   const revokeEnabled = o.enabledOriginCommands.includes('revoke')
   const cookieAttributes = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain, partitioned: o.cookiePartitioned }
 
-  let sealer: TicketSealer | undefined = o.secret ? new TicketSealer(o.roomId, o.secret) : undefined
-  const sealerOf = (c: Context): TicketSealer => {
-    if (sealer) return sealer
-    let secret: string | undefined
-    try {
-      secret = runtimeEnv<{ WAITING_ROOM_SECRET?: string }>(c).WAITING_ROOM_SECRET
-    } catch {
-      secret = undefined // no environment on this runtime
-    }
-    if (secret && secret.length >= 32) {
-      sealer = new TicketSealer(o.roomId, [secret])
-    } else {
-      console.warn(
-        '[hono-waiting-room] no secret: set the `secret` option or WAITING_ROOM_SECRET (32+ characters). ' +
-          'Using a random key for this process: tickets will not survive a restart or work across processes.',
-      )
-      sealer = new TicketSealer(o.roomId, [randomId() + randomId() + randomId()])
-    }
-    return sealer
-  }
+  const sealerOf = ticketSealerOf(o.roomId, o.secret)
 
   let plan: MinutePlan | undefined
   let planKey: [Snapshot, EffectiveSettings] | undefined
@@ -307,8 +239,9 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       return next()
     }
     const cookie = readCookie(cookieHeaderOf(c), o.cookieName)
-    let opened = cookie === undefined ? undefined : sealer?.cached(cookie)
-    if (cookie !== undefined && !opened) opened = await sealerOf(c).open(cookie)
+    const ticketSealer = cookie === undefined ? undefined : sealerOf(c)
+    let opened = cookie === undefined ? undefined : ticketSealer!.cached(cookie)
+    if (cookie !== undefined && !opened) opened = await ticketSealer!.open(cookie)
     const ticket =
       opened && live(opened.ticket, now, s) && !(revokeEnabled && link.snapshot(now)?.revoked.has(opened.ticket.ticketId))
         ? opened.ticket

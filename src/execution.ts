@@ -1,0 +1,19 @@
+/**
+ * @module
+ * Background work that must outlive the response (reports, settings reloads) is handed to the runtime's
+ * `waitUntil` where it has one (Workers, Vercel Edge); elsewhere the promise simply runs on.
+ */
+import type { Context } from 'hono'
+
+/** The request's `waitUntil`, or undefined on runtimes without an execution context. */
+export function waitUntilOf(c: Context): ((promise: Promise<unknown>) => void) | undefined {
+  // @hono/node-server has no execution context, and asking Hono for one throws: an Error with its stack
+  // on every background report (4–8% of a new user's CPU under node-server, bench/results/latest.md).
+  if ((c.env as { incoming?: unknown } | undefined)?.incoming) return undefined
+  try {
+    const ctx = c.executionCtx
+    return ctx.waitUntil.bind(ctx)
+  } catch {
+    return undefined // not on a runtime with an execution context
+  }
+}
