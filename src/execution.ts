@@ -17,3 +17,12 @@ export function waitUntilOf(c: Context): ((promise: Promise<unknown>) => void) |
     return undefined // not on a runtime with an execution context
   }
 }
+
+/**
+ * Hands `promise` to the request's `waitUntil` when there is one. The execution context is looked up only
+ * when background work actually starts, not on every request.
+ */
+export const deferTo =
+  (c: Context) =>
+  (promise: Promise<unknown>): void =>
+    waitUntilOf(c)?.(promise)

@@ -11,7 +11,7 @@ import { cookieHeaderOf, isHttps, readCookie, serializeCookie } from './cookie.t
 import { coverageCheck } from './coverage.ts'
 import type { DecisionReason, RoomHandle, WaitingRoomEnv, WaitingRoomMiddleware } from './decision.ts'
 import { normalizeEvents } from './events.ts'
-import { waitUntilOf } from './execution.ts'
+import { deferTo, waitUntilOf } from './execution.ts'
 import { defaultLocation } from './location.ts'
 import { messagesFor } from './messages.ts'
 import { RoomMetrics } from './metrics.ts'
@@ -23,7 +23,7 @@ import { queueVariables } from './queue-variables.ts'
 import { SettingsSource, type EffectiveSettings } from './settings.ts'
 import { waitingWindowMinutes, type Snapshot } from './snapshot.ts'
 import { activeField, admittedField, anywhereAdmittedField, revokedField, trafficField, waitingField } from './state.ts'
-import { randomId, type Ticket } from './ticket.ts'
+import { randomId, type OpenedTicket, type Ticket } from './ticket.ts'
 import { withTimeout, WorkerLink } from './worker-link.ts'
 
 export type {
@@ -196,7 +196,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       const minute = minuteOf(now)
       link.record(location, activeField(countedMinute), -1)
       link.record(location, revokedField(minute, ticketId), 1)
-      link.maybeSync(coordinatorOf(c), location, now, (p) => waitUntilOf(c)?.(p))
+      link.maybeSync(coordinatorOf(c), location, now, deferTo(c))
       metrics.revocations++
       const https = isHttps(c.req.url, c.req.header('x-forwarded-proto'))
       response.headers.append('Set-Cookie', serializeCookie(o.cookieName, '', 0, cookieAttributes, https))
@@ -218,8 +218,10 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       const now = o.clock()
       const s = await settingsAt(c, now)
       link.setSessionDuration(s.sessionDurationMinutes, now)
-      const snapshot = await link.ready(coordinatorOf(c), locationOf(c), now)
-      link.maybeSync(coordinatorOf(c), locationOf(c), now, (p) => waitUntilOf(c)?.(p))
+      const coordinator = coordinatorOf(c)
+      const location = locationOf(c)
+      const snapshot = await link.ready(coordinator, location, now)
+      link.maybeSync(coordinator, location, now, deferTo(c))
       return { settings: s, snapshot, plan: planOf(snapshot, s) }
     },
   }
@@ -239,9 +241,12 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       return next()
     }
     const cookie = readCookie(cookieHeaderOf(c), o.cookieName)
-    const ticketSealer = cookie === undefined ? undefined : sealerOf(c)
-    let opened = cookie === undefined ? undefined : ticketSealer!.cached(cookie)
-    if (cookie !== undefined && !opened) opened = await ticketSealer!.open(cookie)
+    let opened: OpenedTicket | undefined
+    if (cookie !== undefined) {
+      const sealer = sealerOf(c)
+      // A remembered ticket is answered without an await; only a new cookie text is opened.
+      opened = sealer.cached(cookie) ?? (await sealer.open(cookie))
+    }
     const ticket =
       opened && live(opened.ticket, now, s) && !(revokeEnabled && link.snapshot(now)?.revoked.has(opened.ticket.ticketId))
         ? opened.ticket
@@ -258,7 +263,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
           link.record(location, activeField(lastMinute), -1)
           link.record(location, activeField(minute), 1)
           link.record(location, trafficField(minute), 1)
-          link.maybeSync(coordinatorOf(c), location, now, (p) => waitUntilOf(c)?.(p))
+          link.maybeSync(coordinatorOf(c), location, now, deferTo(c))
         }
         countedMinute = minute
         await setTicket(c, { ...ticket, lastCheckInTime: now }, now, s)
@@ -284,7 +289,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     const location = locationOf(c)
     const coordinator = coordinatorOf(c)
     const ticketId = ticket?.ticketId ?? randomId()
-    const waitUntil = (p: Promise<unknown>) => waitUntilOf(c)?.(p)
+    const waitUntil = deferTo(c)
     link.setSessionDuration(s.sessionDurationMinutes, now)
 
     // Refresh spam buys nothing: a check-in before the interval is over gets the page again, undecided.

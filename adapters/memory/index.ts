@@ -86,16 +86,18 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     for (const [key, counter] of counters) if (counter.minute < minute - COUNTER_TTL_MINUTES) counters.delete(key)
   }
 
+  const counterKey = (roomId: string, scope: string, minute: number): string => `${roomId}\n${scope}\n${minute}`
+
   /** One conditional increment (synchronous: nothing here is remote). */
   const take = (request: CounterRequest): CounterResult => {
     pruneCounters(request.minute)
-    const key = `${request.roomId}\n${request.scope}\n${request.minute}`
+    const key = counterKey(request.roomId, request.scope, request.minute)
     let counter = counters.get(key)
     if (!counter) counters.set(key, (counter = { count: 0, tokens: new Map(), minute: request.minute }))
     const earlier = counter.tokens.get(request.token)
     if (earlier !== undefined) return { taken: true, seq: earlier, repeat: true }
     const seq = counter.count
-    const previous = counters.get(`${request.roomId}\n${request.scope}\n${request.minute - 1}`)?.count ?? 0
+    const previous = counters.get(counterKey(request.roomId, request.scope, request.minute - 1))?.count ?? 0
     if (seq >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq }
     counter.count++
     counter.tokens.set(request.token, seq)
