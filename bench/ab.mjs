@@ -38,7 +38,7 @@ function incoming(cookie) {
 }
 
 async function arm(dir) {
-  const { waitingRoom } = await import(pathToFileURL(`${dir.replace(/\/$/, '')}/src/middleware.js`).href)
+  const { waitingRoom } = await import(pathToFileURL(`${dir.replace(/\/$/, '')}/src/room/middleware.js`).href)
   const { memoryCoordinator } = await import(pathToFileURL(`${dir.replace(/\/$/, '')}/adapters/memory/index.js`).href)
   const app = (open) =>
     new Hono()

@@ -8,8 +8,8 @@ import { dist, median, option, printResult, round } from './lib.mjs'
 const OPS = Number(option(process.argv, 'ops', '200000'))
 const ROUNDS = 3
 const { memoryCoordinator } = await dist('adapters/memory/index.js')
-const { takeSlot } = await dist('src/coordinator.js')
-const { waitingRoom } = await dist('src/middleware.js')
+const { takeSlot } = await dist('src/coordination/coordinator.js')
+const { waitingRoom } = await dist('src/room/middleware.js')
 
 const cpuNow = () => {
   const { user, system } = process.cpuUsage()

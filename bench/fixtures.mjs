@@ -1,8 +1,8 @@
 // Realistic room states for the per-decision and memory benchmarks, built from the core's own field names
-// (src/state.ts), so they hold exactly what an aggregator holds: per-minute counts, never users.
+// (src/coordination/state.ts), so they hold exactly what an aggregator holds: per-minute counts, never users.
 import { dist } from './lib.mjs'
 
-const { activeField, admittedField, trafficField, waitingField } = await dist('src/state.js')
+const { activeField, admittedField, trafficField, waitingField } = await dist('src/coordination/state.js')
 
 /** A minute in the middle of a real day (2026-01-05 12:00 UTC), and a time 30 s into it. */
 export const MINUTE = Math.floor(Date.UTC(2026, 0, 5, 12, 0, 0) / 60_000)

@@ -6,7 +6,7 @@
 //   room-full     the same app behind waitingRoom() with room for one user, taken at start (queued users)
 //   origin        the tiny origin behind the proxies (the bare app)
 //   proxy-plain   a minimal fetch-forwarding Hono app in front of --origin
-//   proxy-room    createProxyApp (src/proxy.ts) in front of --origin, huge limits
+//   proxy-room    createProxyApp (src/proxy/proxy.ts) in front of --origin, huge limits
 //
 // It listens on 127.0.0.1 (a free port), tells the parent `{ ready, port }`, and answers `stats` with the
 // room's decision counts, coordinator calls and Web Crypto calls since the last `reset` — so the parent can
@@ -62,7 +62,7 @@ switch (kind) {
     break
   case 'room-open':
   case 'room-full': {
-    const { waitingRoom } = await dist('src/middleware.js')
+    const { waitingRoom } = await dist('src/room/middleware.js')
     const open = kind === 'room-open'
     const middleware = waitingRoom({
       secret: SECRET,
@@ -89,7 +89,7 @@ switch (kind) {
     break
   }
   case 'proxy-room': {
-    const { createProxyApp } = await dist('src/proxy.js')
+    const { createProxyApp } = await dist('src/proxy/proxy.js')
     app = createProxyApp({
       origin: originUrl,
       room: {

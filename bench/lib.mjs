@@ -12,7 +12,7 @@ export const docsDir = `${root}docs/`
 /** Where the compiled package is: `dist/`, or BENCH_DIST (to compare a patched build side by side). */
 export const distDir = process.env.BENCH_DIST ? `${process.env.BENCH_DIST.replace(/\/$/, '')}/` : `${root}dist/`
 
-/** Imports a compiled module of the package, e.g. `dist('src/ticket.js')`. */
+/** Imports a compiled module of the package, e.g. `dist('src/ticket/ticket.js')`. */
 export async function dist(path) {
   const file = `${distDir}${path}`
   if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`)

@@ -12,9 +12,9 @@ const locations = Number(option(process.argv, 'locations', '300'))
 const buckets = Number(option(process.argv, 'buckets', '60'))
 
 const { memoryCoordinator } = await dist('adapters/memory/index.js')
-const { WorkerLink } = await dist('src/worker-link.js')
-const { LocationAggregator } = await dist('src/aggregator.js')
-const { randomId } = await dist('src/ticket.js')
+const { WorkerLink } = await dist('src/coordination/worker-link.js')
+const { LocationAggregator } = await dist('src/coordination/aggregator.js')
+const { randomId } = await dist('src/ticket/ticket.js')
 
 const heap = () => {
   for (let i = 0; i < 3; i++) globalThis.gc()

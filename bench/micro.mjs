@@ -7,15 +7,15 @@ import { MINUTE, NOW, roomState } from './fixtures.mjs'
 
 const scale = Number(option(process.argv, 'scale', '1'))
 const REPEATS = 5
-const { TicketSealer, randomId } = await dist('src/ticket.js')
-const { buildSnapshot } = await dist('src/snapshot.js')
-const { planMinute, fifoLimits, randomLimits, releasedFraction } = await dist('src/plan.js')
-const { readCookie } = await dist('src/cookie.js')
-const { queueVariables } = await dist('src/queue-variables.js')
-const { renderQueuePage, messagesFor } = await dist('src/queue-page.js')
-const { WorkerLink } = await dist('src/worker-link.js')
+const { TicketSealer, randomId } = await dist('src/ticket/ticket.js')
+const { buildSnapshot } = await dist('src/admission/snapshot.js')
+const { planMinute, fifoLimits, randomLimits, releasedFraction } = await dist('src/admission/plan.js')
+const { readCookie } = await dist('src/ticket/cookie.js')
+const { queueVariables } = await dist('src/page/queue-variables.js')
+const { renderQueuePage, messagesFor } = await dist('src/page/queue-page.js')
+const { WorkerLink } = await dist('src/coordination/worker-link.js')
 const { memoryCoordinator } = await dist('adapters/memory/index.js')
-const { activeField } = await dist('src/state.js')
+const { activeField } = await dist('src/coordination/state.js')
 
 const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 const ticket = (i) => ({ roomId: 'bench', ticketId: randomId() + i, bucketId: MINUTE - 3, acceptedAt: NOW - 5000, lastCheckInTime: NOW - 5000, refreshIntervalSeconds: 0 })
@@ -134,7 +134,7 @@ for (const [id, shape, n] of [
 // no renewal happens. Next to an empty async middleware called the same way.
 {
   const { Hono } = await import('hono')
-  const { waitingRoom } = await dist('src/middleware.js')
+  const { waitingRoom } = await dist('src/room/middleware.js')
   const fixed = Math.floor(Date.now() / 60_000) * 60_000 + 30_000
   const middleware = waitingRoom({ secret: SECRET, totalActiveUsers: 10_000_000, newUsersPerMinute: 10_000_000, coordinator: memoryCoordinator(), clock: () => fixed })
   const app = new Hono().use(middleware).get('/', (c) => c.text('ok'))

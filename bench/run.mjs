@@ -81,7 +81,7 @@ if (!flag(argv, 'no-build') && !process.env.BENCH_DIST) {
   const build = await runBounded('npm', ['run', 'build', '--silent'], { timeoutMs: 240_000 })
   if (build.code !== 0) {
     const firstError = (build.stdout + build.stderr).split('\n').find((line) => /error/i.test(line)) ?? ''
-    if (!existsSync(`${root}dist/src/middleware.js`)) {
+    if (!existsSync(`${root}dist/src/room/middleware.js`)) {
       console.error(`bench: the build failed and dist/ is missing:\n${build.stdout}${build.stderr}`)
       process.exit(1)
     }

@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util'
 import { WaitingRoomError } from '../src/errors.ts'
-import { validateOptions, type WaitingRoomOptions } from '../src/options.ts'
+import { validateOptions, type WaitingRoomOptions } from '../src/room/options.ts'
 import { redactUrl } from './redis-store.ts'
 
 /** A command-line mistake: printed with a pointer to `--help`, exit status 2. */

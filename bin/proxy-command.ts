@@ -4,10 +4,10 @@
  * `hono-waiting-room [proxy]`: the reverse proxy with the waiting room in front, on Node.
  */
 import { getConnInfo } from '@hono/node-server/conninfo'
-import { createProxyApp } from '../src/proxy.ts'
-import type { Coordinator } from '../src/coordinator.ts'
+import { createProxyApp } from '../src/proxy/proxy.ts'
+import type { Coordinator } from '../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../src/errors.ts'
-import { resolveOptions } from '../src/options.ts'
+import { resolveOptions } from '../src/room/options.ts'
 import { flagHelp, UsageError, type ProxyConfig } from './flags.ts'
 import { listen, type Listening } from './listen.ts'
 import { loadRedisCoordinator, redactUrl } from './redis-store.ts'

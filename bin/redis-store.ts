@@ -6,7 +6,7 @@
  * The client must answer at start (a wrong URL is a message, not a room that fails every request); once
  * up, a lost connection is retried in the background while the room's `failMode` decides for new users.
  */
-import type { Coordinator } from '../src/coordinator.ts'
+import type { Coordinator } from '../src/coordination/coordinator.ts'
 import { importFunction, MissingModuleError } from './lazy-import.ts'
 
 /** Where `redisCoordinator` and `fromNodeRedis` live, relative to this file (rewritten to .js by the build). */

@@ -3,7 +3,7 @@
  * `--store <path>`: the SQLite coordinator, so several proxy processes on one host share one room.
  * Loaded lazily: the in-memory default needs no native module.
  */
-import type { Coordinator } from '../src/coordinator.ts'
+import type { Coordinator } from '../src/coordination/coordinator.ts'
 import { importFunction } from './lazy-import.ts'
 
 /** Where `sqliteStoreCoordinator(path)` lives, relative to this file (rewritten to .js by the build). */

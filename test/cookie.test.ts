@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Context } from 'hono'
-import { cookieHeaderOf, isHttps, readCookie, serializeCookie } from '../src/cookie.ts'
+import { cookieHeaderOf, isHttps, readCookie, serializeCookie } from '../src/ticket/cookie.ts'
 
 describe('readCookie', () => {
   it.each([

@@ -2,7 +2,7 @@
  * Which requests the room covers, and that no variant of a protected path slips past it.
  */
 import { describe, expect, it } from 'vitest'
-import { normalizePath, pathMatcher, rawPathOf } from '../src/coverage.ts'
+import { normalizePath, pathMatcher, rawPathOf } from '../src/room/coverage.ts'
 import { roomHarness } from './support/room-harness.ts'
 
 describe('path normalisation', () => {

@@ -2,9 +2,9 @@
  * Scheduled events: validation, overrides, prequeue and the shuffle at the start.
  */
 import { describe, expect, it } from 'vitest'
-import { eventPhaseAt, normalizeEvents } from '../src/events.ts'
+import { eventPhaseAt, normalizeEvents } from '../src/admission/events.ts'
 import { waitingRoom } from '../src/index.ts'
-import { seededRandom } from '../src/plan.ts'
+import { seededRandom } from '../src/admission/plan.ts'
 import { roomHarness, START, type Visit } from './support/room-harness.ts'
 
 const MINUTE = 60_000

@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { memoryCoordinator } from '../adapters/memory/index.ts'
-import type { Coordinator } from '../src/coordinator.ts'
-import { buildSnapshot } from '../src/snapshot.ts'
+import type { Coordinator } from '../src/coordination/coordinator.ts'
+import { buildSnapshot } from '../src/admission/snapshot.ts'
 import { roomHarness, settle } from './support/room-harness.ts'
 
 /** A coordinator that can be switched to failing (rejecting) or hanging. */

@@ -1,8 +1,8 @@
 import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
-import { chooseLanguage, LANGUAGES, MESSAGES, messagesFor, type Messages } from '../src/messages.ts'
-import { waitingRoom } from '../src/middleware.ts'
-import { formatWait, renderQueuePage, type TemplateVariables } from '../src/queue-page.ts'
+import { chooseLanguage, LANGUAGES, MESSAGES, messagesFor, type Messages } from '../src/page/messages.ts'
+import { waitingRoom } from '../src/room/middleware.ts'
+import { formatWait, renderQueuePage, type TemplateVariables } from '../src/page/queue-page.ts'
 
 const TEXT_KEYS = [
   'title',

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { memoryCoordinator } from '../adapters/memory/index.ts'
-import type { Coordinator } from '../src/coordinator.ts'
+import type { Coordinator } from '../src/coordination/coordinator.ts'
 import { waitingRoom } from '../src/index.ts'
 import { roomHarness, START, TEST_SECRET } from './support/room-harness.ts'
 
@@ -11,7 +11,7 @@ const MINUTE = 60_000
 
 /** The room's active users as the coordinator sees them now. */
 async function activeUsers(coordinator: Coordinator, roomId = 'default', at = START): Promise<number> {
-  const { buildSnapshot } = await import('../src/snapshot.ts')
+  const { buildSnapshot } = await import('../src/admission/snapshot.ts')
   const state = await coordinator.sync({ id: crypto.randomUUID(), roomId, location: 'local', at, keepMinutes: 10, deltas: {} })
   return buildSnapshot(state, at, 5).activeUsers
 }

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { WaitingRoomError } from '../src/errors.ts'
-import { createProxyApp, type ProxyOptions } from '../src/proxy.ts'
+import { createProxyApp, type ProxyOptions } from '../src/proxy/proxy.ts'
 import { TEST_SECRET } from './proxy-servers.ts'
 
 interface Forwarded {

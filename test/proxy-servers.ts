@@ -6,7 +6,7 @@
  */
 import type { Hono } from 'hono'
 import { listen, type Listening } from '../bin/listen.ts'
-import { createProxyApp, type ProxyOptions } from '../src/proxy.ts'
+import { createProxyApp, type ProxyOptions } from '../src/proxy/proxy.ts'
 import { getConnInfo } from '@hono/node-server/conninfo'
 
 export const TEST_SECRET = 'proxy-test-secret-0123456789-abcdefghij'

@@ -3,8 +3,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { memoryCoordinator } from '../adapters/memory/index.ts'
-import { releasedFraction, seededRandom } from '../src/plan.ts'
-import { estimateRandomWait } from '../src/wait.ts'
+import { releasedFraction, seededRandom } from '../src/admission/plan.ts'
+import { estimateRandomWait } from '../src/admission/wait.ts'
 import { roomHarness, START, type Visit } from './support/room-harness.ts'
 
 const MINUTE = 60_000
@@ -91,7 +91,7 @@ describe('queueing modes', () => {
     const coordinator = memoryCoordinator()
     const room = roomHarness({ totalActiveUsers: 1, queueingMethod: 'passthrough', coordinator })
     for (let i = 0; i < 5; i++) expect((await room.visit()).body).toBe('origin passthrough')
-    const { buildSnapshot } = await import('../src/snapshot.ts')
+    const { buildSnapshot } = await import('../src/admission/snapshot.ts')
     const state = await coordinator.sync({ id: 'x', roomId: 'default', location: 'local', at: START, keepMinutes: 10, deltas: {} })
     expect(buildSnapshot(state, START, 5).activeUsers).toBe(5)
   })

@@ -4,7 +4,7 @@
 import { CompactEncrypt, SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { memoryCoordinator } from '../adapters/memory/index.ts'
-import { TicketSealer } from '../src/ticket.ts'
+import { TicketSealer } from '../src/ticket/ticket.ts'
 import { roomHarness, START, TEST_SECRET } from './support/room-harness.ts'
 
 const encoder = new TextEncoder()
@@ -77,7 +77,7 @@ describe('attacks on the queue', () => {
   it('one admitted cookie replayed by 50 clients at once raises active users by exactly 1', async () => {
     const coordinator = memoryCoordinator()
     const room = roomHarness({ totalActiveUsers: 100, coordinator })
-    const { buildSnapshot } = await import('../src/snapshot.ts')
+    const { buildSnapshot } = await import('../src/admission/snapshot.ts')
     const active = async () =>
       buildSnapshot(await coordinator.sync({ id: crypto.randomUUID(), roomId: 'default', location: 'local', at: room.clock.now, keepMinutes: 10, deltas: {} }), room.clock.now, 5).activeUsers
     const admitted = await room.visit()

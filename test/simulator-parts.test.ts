@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { arrivalsOf, perMinute } from '../src/simulator/arrivals.ts'
-import { seededRandom } from '../src/plan.ts'
+import { seededRandom } from '../src/admission/plan.ts'
 import { parseScenario } from '../src/simulator/scenario.ts'
 import { SCENARIOS } from '../src/simulator/scenarios.ts'
 import { pearson, quantile, ranks, spearman } from '../src/simulator/stats.ts'

@@ -27,8 +27,8 @@ import {
   type CounterResult,
   type SlotRequest,
   type SlotResult,
-} from '../../src/coordinator.ts'
-import { fieldMinute, type RoomState, type WorkerReport } from '../../src/state.ts'
+} from '../../src/coordination/coordinator.ts'
+import { fieldMinute, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { transactions, type SqliteDatabase } from './driver.ts'
 import { openSchema, resolveOptions, type SqliteCoordinatorOptions } from './setup.ts'
 import { readRoom, takeCounter } from './rows.ts'

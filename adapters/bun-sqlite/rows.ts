@@ -3,8 +3,8 @@
  * The two reads-and-writes every call is made of, run inside a transaction by the caller: take a slot
  * from one minute counter, and read a room's state back into the shape the core merges.
  */
-import { effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordinator.ts'
-import type { LocationState, RoomState } from '../../src/state.ts'
+import { effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
+import type { LocationState, RoomState } from '../../src/coordination/state.ts'
 import type { Statements } from './schema.ts'
 
 type Row<T> = T | null | undefined

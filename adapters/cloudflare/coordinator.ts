@@ -5,8 +5,8 @@
  * other isolates through the Cache API. The middleware already runs reports in the background
  * (`ctx.waitUntil`), so no request waits on them except an isolate's very first.
  */
-import { anywhereCounterRequest, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordinator.ts'
-import type { RoomState, WorkerReport } from '../../src/state.ts'
+import { anywhereCounterRequest, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
+import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import { resolveCloudflareOptions, sameOptions, type DurableObjectCoordinatorOptions } from './options.ts'
 import { counterObjectName, DRIVER_NAME, type CounterObjectRpc } from './protocol.ts'
 import { defaultCache, SnapshotCache } from './snapshot-cache.ts'

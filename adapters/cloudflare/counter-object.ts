@@ -8,9 +8,9 @@
  */
 import { DurableObject } from 'cloudflare:workers'
 import { MINUTE_MS, minuteOf } from '../../src/clock.ts'
-import { ANYWHERE, anywhereCounterRequest, COUNTER_TTL_MINUTES, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordinator.ts'
+import { ANYWHERE, anywhereCounterRequest, COUNTER_TTL_MINUTES, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import type { RoomState, WorkerReport } from '../../src/state.ts'
+import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import { LocationStage } from './location-stage.ts'
 import { MinuteCounters } from './minute-counters.ts'
 import {

@@ -8,8 +8,8 @@
  * instead of waiting for every location to exchange again.
  */
 import { DurableObject } from 'cloudflare:workers'
-import { GlobalAggregator } from '../../src/aggregator.ts'
-import type { LocationState, RoomState } from '../../src/state.ts'
+import { GlobalAggregator } from '../../src/coordination/aggregator.ts'
+import type { LocationState, RoomState } from '../../src/coordination/state.ts'
 import type { GlobalObjectRpc } from './protocol.ts'
 
 const LOCATION_KEY = 'location:'

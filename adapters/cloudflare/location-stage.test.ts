@@ -2,8 +2,8 @@
  * The location stage's pacing and restart rules, without workerd (the conformance suite runs it there).
  */
 import { describe, expect, it } from 'vitest'
-import { GlobalAggregator } from '../../src/aggregator.ts'
-import type { LocationState, RoomState, WorkerReport } from '../../src/state.ts'
+import { GlobalAggregator } from '../../src/coordination/aggregator.ts'
+import type { LocationState, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import { LocationStage, type Exchange } from './location-stage.ts'
 
 const pacing = { exchangeIntervalMs: 1000, globalExchangesPerSecond: 2 }

@@ -7,8 +7,8 @@
  * After a restart it first adopts its earlier state from the global view (the aggregator's restore) and
  * only then publishes, so a half-rebuilt state never replaces the global copy.
  */
-import { LocationAggregator } from '../../src/aggregator.ts'
-import { emptyRoomState, type LocationState, type RoomState, type WorkerReport } from '../../src/state.ts'
+import { LocationAggregator } from '../../src/coordination/aggregator.ts'
+import { emptyRoomState, type LocationState, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 
 /** Sends this location's state (null: only reads) and gets every location's back. */
 export type Exchange = (state: LocationState | null) => Promise<RoomState>

@@ -5,7 +5,7 @@
  * reads it back and never reopens an admitted slot; the token is the key, so a retried token gets its
  * first answer. Rejections write nothing.
  */
-import { COUNTER_TTL_MINUTES, effectiveLimit, type CounterResult } from '../../src/coordinator.ts'
+import { COUNTER_TTL_MINUTES, effectiveLimit, type CounterResult } from '../../src/coordination/coordinator.ts'
 
 /** The synchronous SQL API of a SQLite-backed Durable Object (`ctx.storage.sql`). */
 export interface SqlLike {

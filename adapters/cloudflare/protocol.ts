@@ -4,8 +4,8 @@
  * Bindings are typed structurally (the project does not depend on `@cloudflare/workers-types`): a real
  * `DurableObjectNamespace` fits {@link DurableObjectNamespaceLike}.
  */
-import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../src/coordinator.ts'
-import type { LocationState, RoomState, WorkerReport } from '../../src/state.ts'
+import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../src/coordination/coordinator.ts'
+import type { LocationState, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 
 export const DRIVER_NAME = 'cloudflare'
 

@@ -6,7 +6,7 @@
  * isolate decides from a warm view without a Durable Object call. The cache is an optimisation: any
  * failure reads as a miss. (On `workers.dev` the Cache API stores nothing; every read is then a miss.)
  */
-import type { RoomState } from '../../src/state.ts'
+import type { RoomState } from '../../src/coordination/state.ts'
 
 /** The part of a Cache (`caches.default`) used here. */
 export interface CacheLike {

@@ -5,9 +5,9 @@
  * store, so there is no aggregator hierarchy: a report is summed into its location's keys and `sync`
  * answers with one `list` over the room's state (strongly consistent unless `stateConsistency` says not).
  */
-import type { Coordinator, CounterRequest, CounterResult } from '../../src/coordinator.ts'
+import type { Coordinator, CounterRequest, CounterResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import type { RoomState, WorkerReport } from '../../src/state.ts'
+import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import { kvCounters } from './counters.ts'
 import { roomKeys } from './keys.ts'
 import { DRIVER_NAME, isKvLike, MAX_MUTATIONS, type KvConsistency, type KvKey, type KvLike } from './kv.ts'

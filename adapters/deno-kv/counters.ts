@@ -6,7 +6,7 @@
  * do this: it has no condition and does not return the value. The token record is written in the same
  * commit, so a retried token finds its first answer and counts nothing.
  *
- * A request with `previousReported` compares against `effectiveLimit` (src/coordinator.ts): its limit
+ * A request with `previousReported` compares against `effectiveLimit` (src/coordination/coordinator.ts): its limit
  * lowered by what the same scope's counter of minute − 1 gave beyond the report. That counter is read in the
  * same strong getMany, and the commit checks its versionstamp too (one more check, no extra read): a slot
  * taken late in minute − 1 between the read and the commit sends the round around the loop, so the limit
@@ -16,7 +16,7 @@
  * key costs one write per round instead of one per caller, and callers in one isolate never conflict with
  * each other — only other isolates can make a commit fail and send a round around the loop again.
  */
-import { COUNTER_TTL_MINUTES, effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordinator.ts'
+import { COUNTER_TTL_MINUTES, effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
 import { roomKeys } from './keys.ts'
 import { backoff, DRIVER_NAME, MAX_GET_MANY, retryBusy, type KvEntryMaybe, type KvKey, type KvLike } from './kv.ts'

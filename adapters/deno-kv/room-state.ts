@@ -11,7 +11,7 @@
  */
 import { minuteOf } from '../../src/clock.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import { fieldMinute, type LocationState, type RoomState, type WorkerReport } from '../../src/state.ts'
+import { fieldMinute, type LocationState, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { UPDATED_AT, type RoomKeys } from './keys.ts'
 import { DRIVER_NAME, MAX_LIST_BATCH, MAX_MUTATIONS, retryBusy, type KvConsistency, type KvKey, type KvLike } from './kv.ts'
 

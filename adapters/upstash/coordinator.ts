@@ -4,9 +4,9 @@
  * counter, then Anywhere) is one round trip and a worker's report merge is another. Works over Upstash's
  * REST API (`@upstash/redis`: Vercel Edge, Cloudflare, Deno) and over TCP (node-redis via `fromNodeRedis`).
  */
-import { ANYWHERE, COUNTER_TTL_MINUTES, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordinator.ts'
+import { ANYWHERE, COUNTER_TTL_MINUTES, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import type { LocationState, RoomState, WorkerReport } from '../../src/state.ts'
+import type { LocationState, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import { roomKeys, type RoomKeys } from './keys.ts'
 import { DRIVER_NAME, replyArray, runScript, type RedisScripting } from './run-script.ts'
 import { incrementScript, syncScript, takeSlotScript } from './scripts.ts'

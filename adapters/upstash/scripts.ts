@@ -27,7 +27,7 @@ export interface LuaScript {
  * attempt again is a transport retry (the HTTP client resending after a lost reply) and gets the first
  * answer exactly; another attempt with the same token is a repeat, flagged so the core counts nothing.
  * With a previous-reported value, the limit is lowered by what the same scope's counter of minute − 1
- * gave beyond it (`effectiveLimit` in src/coordinator.ts); '' leaves the limit as it is.
+ * gave beyond it (`effectiveLimit` in src/coordination/coordinator.ts); '' leaves the limit as it is.
  * KEYS[1] counter, KEYS[2] the same scope's counter of minute − 1. ARGV: token, limit, ttl seconds,
  * attempt, previous reported ('' for none). Reply: {taken 0|1, seq, repeat 0|1}.
  */

@@ -3,7 +3,7 @@
  * deleted (not just hidden), silent locations dropped, and location names that survive REST decoding.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { WorkerReport } from '../../src/state.ts'
+import type { WorkerReport } from '../../src/coordination/state.ts'
 import { upstashCoordinator, type UpstashCoordinator } from './index.ts'
 import { openRedisFixture, type RedisFixture } from './test/fixture.ts'
 

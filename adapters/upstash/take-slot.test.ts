@@ -3,7 +3,7 @@
  * counted at the bridge (HTTP requests) and at the client (calls), over REST and TCP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { SlotRequest } from '../../src/coordinator.ts'
+import type { SlotRequest } from '../../src/coordination/coordinator.ts'
 import { fromNodeRedis, SCRIPTS, upstashCoordinator, type RedisScripting, type UpstashCoordinator } from './index.ts'
 import { openRedisFixture, type RedisFixture } from './test/fixture.ts'
 

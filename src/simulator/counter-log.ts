@@ -4,8 +4,8 @@
  * workers' plans asked for, which calls were refused, and which room state each worker last received.
  * This is how the simulator explains a queueing decision from outside the core.
  */
-import { ANYWHERE, type Coordinator, type CounterRequest } from '../coordinator.ts'
-import type { RoomState } from '../state.ts'
+import { ANYWHERE, type Coordinator, type CounterRequest } from '../coordination/coordinator.ts'
+import type { RoomState } from '../coordination/state.ts'
 
 export interface CounterCall {
   /** A location name or `*` (Anywhere). */

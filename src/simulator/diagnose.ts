@@ -3,10 +3,10 @@
  * Explains one premature queueing decision: rebuilds the deciding worker's view with the core's own
  * pure functions (`buildSnapshot`, `planMinute`) and reads the counter calls the decision made.
  */
-import type { WaitingRoomDecision } from '../middleware.ts'
-import { planMinute } from '../plan.ts'
-import { buildSnapshot, type Snapshot } from '../snapshot.ts'
-import type { RoomState } from '../state.ts'
+import type { WaitingRoomDecision } from '../room/middleware.ts'
+import { planMinute } from '../admission/plan.ts'
+import { buildSnapshot, type Snapshot } from '../admission/snapshot.ts'
+import type { RoomState } from '../coordination/state.ts'
 import type { CounterCall } from './counter-log.ts'
 import type { Worker } from './fleet.ts'
 import type { PrematureCause, PrematureExample } from './metrics.ts'

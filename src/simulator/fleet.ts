@@ -5,10 +5,10 @@
  * Requests go through `app.request()`, so the real core decides every one of them.
  */
 import { Hono } from 'hono'
-import { memoryCoordinator } from '../../adapters/memory/index.ts'
-import { waitingRoom, type WaitingRoomDecision, type WaitingRoomEnv } from '../middleware.ts'
-import { seededRandom } from '../plan.ts'
-import type { RoomState } from '../state.ts'
+import { memoryCoordinator } from '../coordination/memory.ts'
+import { waitingRoom, type WaitingRoomDecision, type WaitingRoomEnv } from '../room/middleware.ts'
+import { seededRandom } from '../admission/plan.ts'
+import type { RoomState } from '../coordination/state.ts'
 import { CounterLog, watchedCoordinator } from './counter-log.ts'
 import type { Scenario } from './scenario.ts'
 

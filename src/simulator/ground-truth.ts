@@ -3,7 +3,7 @@
  * The ground truth the core is measured against: who holds a live session, who waits, and every response
  * turned into per-minute figures. It knows only what a browser would: the decisions and the cookies.
  */
-import type { WaitingRoomDecision } from '../middleware.ts'
+import type { WaitingRoomDecision } from '../room/middleware.ts'
 import type { CounterLog } from './counter-log.ts'
 import { diagnose, type QueueDecision, type Truth } from './diagnose.ts'
 import {

@@ -5,7 +5,7 @@
  * requesting while they visit, and come back after the `Refresh` interval (with their cookie) while
  * queued. Everything random is seeded, so a scenario and a seed give the same table every time.
  */
-import { seededRandom } from '../plan.ts'
+import { seededRandom } from '../admission/plan.ts'
 import { arrivalsOf } from './arrivals.ts'
 import type { QueueDecision } from './diagnose.ts'
 import { buildFleet, visit, type VisitResult, type Worker } from './fleet.ts'

@@ -4,8 +4,8 @@
  * functions as arguments so the same file runs under vitest, `deno test` and `bun test`: no `node:`
  * imports, no `Buffer`, only Web APIs and the few matchers all three share.
  */
-import { ANYWHERE, type Coordinator } from '../../src/coordinator.ts'
-import type { RoomState, WorkerReport } from '../../src/state.ts'
+import { ANYWHERE, type Coordinator } from '../../src/coordination/coordinator.ts'
+import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 
 type Fn = () => void | Promise<void>
 

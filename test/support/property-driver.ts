@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import { minuteOf } from '../../src/clock.ts'
-import type { Coordinator } from '../../src/coordinator.ts'
+import type { Coordinator } from '../../src/coordination/coordinator.ts'
 import { roomHarness, type Visit } from './room-harness.ts'
 
 export interface Step {

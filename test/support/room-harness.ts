@@ -6,7 +6,7 @@
 import { Hono } from 'hono'
 import { waitingRoom, type WaitingRoomEnv, type WaitingRoomOptions } from '../../src/index.ts'
 import { memoryCoordinator } from '../../adapters/memory/index.ts'
-import type { Coordinator } from '../../src/coordinator.ts'
+import type { Coordinator } from '../../src/coordination/coordinator.ts'
 
 /** 2026-11-30 12:00:00 UTC, the start of a minute. */
 export const START = Date.UTC(2026, 10, 30, 12, 0, 0)

@@ -4,8 +4,8 @@
  * WaitingRoomError (never SQLITE_BUSY), other SQLite errors are wrapped, options are checked at build
  * time, the fused takeSlot, and pruning once per minute. Runs under vitest (better-sqlite3) and bun test.
  */
-import { COUNTER_TTL_MINUTES } from '../../../src/coordinator.ts'
-import type { WorkerReport } from '../../../src/state.ts'
+import { COUNTER_TTL_MINUTES } from '../../../src/coordination/coordinator.ts'
+import type { WorkerReport } from '../../../src/coordination/state.ts'
 import type { TestApi } from '../../../test/conformance/coordinator-suite.ts'
 import { sqliteCoordinator } from '../index.ts'
 import type { ClosableDatabase, SqliteHarness } from './harness.ts'

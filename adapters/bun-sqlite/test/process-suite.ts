@@ -4,7 +4,7 @@
  * concurrent new users against one limit, a process SIGKILLed mid-minute and started again, and a
  * process killed while it holds the write lock. The workers (`worker.mjs`) open their own connections.
  */
-import { ANYWHERE } from '../../../src/coordinator.ts'
+import { ANYWHERE } from '../../../src/coordination/coordinator.ts'
 import type { TestApi } from '../../../test/conformance/coordinator-suite.ts'
 import { sqliteCoordinator } from '../index.ts'
 import { killAllWorkers, startWorker } from './child.ts'

@@ -4,7 +4,7 @@
  * `durableObjectCoordinator` inside workerd and answers with its JSON result, so counters, aggregation,
  * the Cache API and the objects all run in the real runtime. `?globalBinding=` misnames the global binding.
  */
-import type { Coordinator } from '../../../src/coordinator.ts'
+import type { Coordinator } from '../../../src/coordination/coordinator.ts'
 import { durableObjectCoordinator } from '../coordinator.ts'
 import type { DurableObjectNamespaceLike } from '../protocol.ts'
 import { objectTestRoute } from './counting-objects.ts'

@@ -4,8 +4,8 @@
  * say how many object calls a request cost, object-to-object calls included), and `restart()` aborts the
  * object the way an eviction or a deploy does — its memory is gone, its storage stays.
  */
-import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../../src/coordinator.ts'
-import type { LocationState, RoomState, WorkerReport } from '../../../src/state.ts'
+import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../../src/coordination/coordinator.ts'
+import type { LocationState, RoomState, WorkerReport } from '../../../src/coordination/state.ts'
 import { WaitingRoomCounter } from '../counter-object.ts'
 import { WaitingRoomGlobal } from '../global-object.ts'
 import type { ObjectRoute } from '../protocol.ts'

@@ -4,8 +4,8 @@
  * which calls the real `durableObjectCoordinator` there. Also reads, restarts and cleans up objects for tests.
  */
 import type { Miniflare } from 'miniflare'
-import type { Coordinator, CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../../src/coordinator.ts'
-import type { RoomState, WorkerReport } from '../../../src/state.ts'
+import type { Coordinator, CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../../src/coordination/coordinator.ts'
+import type { RoomState, WorkerReport } from '../../../src/coordination/state.ts'
 import type { CallCounts } from './counting-objects.ts'
 
 export interface RemoteCoordinator extends Coordinator {

@@ -4,7 +4,7 @@
  * errors that tell a user how to fix their setup.
  */
 import { WaitingRoomError } from '../../../src/errors.ts'
-import type { WorkerReport } from '../../../src/state.ts'
+import type { WorkerReport } from '../../../src/coordination/state.ts'
 import { denoKvCoordinator, openDenoKv, type KvLike } from '../index.ts'
 import { expect } from './test-api.ts'
 

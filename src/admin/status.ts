@@ -4,12 +4,12 @@
  * (`not_queueing`, `queueing`, `event_prequeueing`, `suspended`, estimated users, maximum estimated wait).
  * Pure: settings, snapshot and plan come in.
  */
-import type { RoomEvent } from './events.ts'
-import type { Messages } from './messages.ts'
-import type { MinutePlan } from './plan.ts'
-import { queueVariables } from './queue-variables.ts'
-import type { EffectiveSettings } from './settings.ts'
-import type { LocationSummary, Snapshot } from './snapshot.ts'
+import type { RoomEvent } from '../admission/events.ts'
+import type { Messages } from '../page/messages.ts'
+import type { MinutePlan } from '../admission/plan.ts'
+import { queueVariables } from '../page/queue-variables.ts'
+import type { EffectiveSettings } from '../admission/settings.ts'
+import type { LocationSummary, Snapshot } from '../admission/snapshot.ts'
 
 export type RoomStatusName = 'not_queueing' | 'queueing' | 'event_prequeueing' | 'suspended'
 

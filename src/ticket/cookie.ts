@@ -4,7 +4,7 @@
  * `indexOf` replaces parsing the whole header (hono's `getCookie` costs a third of bare throughput here).
  */
 import type { Context } from 'hono'
-import type { SameSite, SecureMode } from './options.ts'
+import type { SameSite, SecureMode } from '../room/options.ts'
 
 interface NodeBindings {
   incoming?: { headers?: Record<string, string | string[] | undefined>; rawHeaders?: readonly string[] }

@@ -13,8 +13,11 @@
  * - `t{m}`   users seen in minute m (admitted check-ins, admissions and queue check-ins): the traffic
  *            history that location shares are computed from (seed 000: a completed past minute).
  * - `w{m}.{b}` queued users of bucket b whose last queue check-in fell in minute m.
- * - `x{m}.{ticketId}` a ticket revoked by the origin in minute m (rare; kept for the session window so
- *            every worker refuses the old cookie).
+ * - `x{m}.{ticketId}` a ticket revoked by the origin; m is the minute its session was counted in (the same
+ *            for every request carrying that cookie), so the key is the same however many workers see the
+ *            revocation: it is a `once` key, and the active-count decrement it carries applies once.
+ * - `R{m}`   a worker saw the room's state lost or replaced (a new epoch) in minute m: the room counts as
+ *            full until every session admitted before the loss has expired.
  */
 
 /** The counts one location holds, plus when they were last changed. */
@@ -29,6 +32,8 @@ export interface RoomState {
   locations: Record<string, LocationState>
   /** ms at which the answering aggregator produced this view. */
   at: number
+  /** The room's epoch; every adapter answers it (optional only for older test doubles). */
+  epoch?: RoomEpoch
 }
 
 /** A worker's deltas for its location, sent in the background. */
@@ -43,6 +48,25 @@ export interface WorkerReport {
   keepMinutes: number
   /** Field → amount to add. */
   deltas: Record<string, number>
+  /**
+   * Deltas applied at most once per key, whatever the concurrency or the number of workers and processes:
+   * for each key absent from the location's counts, the key is set to 1 and its deltas added, in one atomic
+   * step with the rest of the report; a key already present is skipped. Keys are fields like any other
+   * (`x{m}.{ticketId}`), pruned with their minute.
+   */
+  once?: Record<string, Record<string, number>>
+}
+
+/**
+ * The identity of a room's stored state. Written set-if-absent when a room's state is created; a backend that
+ * loses its state (a Redis restarted without persistence, a SQLite file replaced) creates a new one, which
+ * is how workers learn that the active count they see is not the whole truth.
+ */
+export interface RoomEpoch {
+  /** Unique per creation (the creating report's id). */
+  id: string
+  /** ms at which this state was created. */
+  startedAt: number
 }
 
 export const activeField = (minute: number): string => `a${minute}`
@@ -52,6 +76,7 @@ export const trafficField = (minute: number): string => `t${minute}`
 export const waitingField = (minute: number, bucketId: number): string => `w${minute}.${bucketId}`
 
 export const revokedField = (minute: number, ticketId: string): string => `x${minute}.${ticketId}`
+export const lostStateField = (minute: number): string => `R${minute}`
 
 /** The minute a field belongs to (`w123.120` → 123). */
 export function fieldMinute(field: string): number {
@@ -67,6 +92,21 @@ export function addCounts(counts: Record<string, number>, deltas: Record<string,
     else counts[field] = value
   }
 }
+
+/**
+ * Applies a report's `once` entries to `counts` in place: a key already present is skipped, an absent one is
+ * set to 1 with its deltas added. The in-process form of the rule every adapter follows atomically.
+ */
+export function applyOnce(counts: Record<string, number>, once: WorkerReport['once']): void {
+  if (!once) return
+  for (const key in once) {
+    if (counts[key] !== undefined) continue
+    addCounts(counts, { ...once[key], [key]: 1 })
+  }
+}
+
+/** A new epoch for a state being created now. */
+export const newEpoch = (id: string, at: number): RoomEpoch => ({ id, startedAt: at })
 
 /** Deletes fields older than `oldestMinute`, in place. */
 export function pruneCounts(counts: Record<string, number>, oldestMinute: number): void {

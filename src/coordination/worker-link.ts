@@ -4,12 +4,12 @@
  * keeps the latest room state and the snapshot built from it. No request waits on a report; only a worker
  * with no state at all (a cold start) waits once for its first sync, so it never decides blind.
  */
-import { minuteOf } from './clock.ts'
+import { minuteOf } from '../clock.ts'
 import type { Coordinator } from './coordinator.ts'
-import { WaitingRoomError } from './errors.ts'
-import { buildSnapshot, type Snapshot } from './snapshot.ts'
+import { WaitingRoomError } from '../errors.ts'
+import { buildSnapshot, type Snapshot } from '../admission/snapshot.ts'
 import { addCounts, type RoomState, type WorkerReport } from './state.ts'
-import { randomId } from './ticket.ts'
+import { randomId } from '../ticket/ticket.ts'
 
 export interface LinkOptions {
   roomId: string

@@ -5,10 +5,10 @@
  * see each state of the page — or of a template not yet deployed — without queueing real users.
  */
 import { z } from 'zod'
-import { chooseLanguage, LANGUAGES, type Messages } from './messages.ts'
-import { formatWait, type TemplateVariables } from './queue-page.ts'
-import { queueVariables } from './queue-variables.ts'
-import type { EffectiveSettings } from './settings.ts'
+import { chooseLanguage, LANGUAGES, type Messages } from '../page/messages.ts'
+import { formatWait, type TemplateVariables } from '../page/queue-page.ts'
+import { queueVariables } from '../page/queue-variables.ts'
+import type { EffectiveSettings } from '../admission/settings.ts'
 
 /** Wait shown when the preview does not choose one: long enough that the page reads like a real queue. */
 const DEFAULT_PREVIEW_WAIT_MINUTES = 5

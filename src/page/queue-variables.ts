@@ -4,11 +4,11 @@
  * user's bucket. Pure.
  */
 import type { Messages } from './messages.ts'
-import type { MinutePlan } from './plan.ts'
+import type { MinutePlan } from '../admission/plan.ts'
 import { formatWait, type TemplateVariables } from './queue-page.ts'
-import type { EffectiveSettings } from './settings.ts'
-import type { Snapshot } from './snapshot.ts'
-import { estimateFifoWait, estimateRandomWait, usersAhead } from './wait.ts'
+import type { EffectiveSettings } from '../admission/settings.ts'
+import type { Snapshot } from '../admission/snapshot.ts'
+import { estimateFifoWait, estimateRandomWait, usersAhead } from '../admission/wait.ts'
 
 export interface QueueContext {
   settings: EffectiveSettings

@@ -9,7 +9,7 @@
  * restarted global aggregator is refilled by the next exchange of every location.
  */
 import { addCounts, pruneCounts, type LocationState, type RoomState, type WorkerReport } from './state.ts'
-import { minuteOf } from './clock.ts'
+import { minuteOf } from '../clock.ts'
 
 /** How long a report id is remembered for idempotent retries. */
 const REPORT_ID_MEMORY_MS = 10 * 60_000

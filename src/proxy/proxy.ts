@@ -6,10 +6,10 @@
  */
 import { Hono, type Context } from 'hono'
 import type { StatusCode } from 'hono/utils/http-status'
-import { waitingRoom, type RoomHandle, type WaitingRoomEnv } from './middleware.ts'
-import { WaitingRoomError } from './errors.ts'
-import type { WaitingRoomOptions } from './options.ts'
-import { clientResponseHeaders, originRequestHeaders } from './proxy-headers.ts'
+import { waitingRoom, type RoomHandle, type WaitingRoomEnv } from '../room/middleware.ts'
+import { WaitingRoomError } from '../errors.ts'
+import type { WaitingRoomOptions } from '../room/options.ts'
+import { clientResponseHeaders, originRequestHeaders } from './headers.ts'
 
 export interface ProxyOptions {
   /** Base URL of the site behind the room, e.g. `http://127.0.0.1:8080` (a path prefix is kept). Required. */
@@ -28,7 +28,7 @@ export interface ProxyOptions {
 
 /**
  * The scheme a TLS terminator in front of us reported. The room already trusts it for the ticket's Secure
- * flag (src/cookie.ts `isHttps`), so the origin and rewritten redirects see the same scheme.
+ * flag (src/ticket/cookie.ts `isHttps`), so the origin and rewritten redirects see the same scheme.
  */
 function forwardedProto(header: string | undefined): string | undefined {
   const first = header?.split(',')[0]?.trim().toLowerCase()

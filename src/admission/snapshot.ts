@@ -2,8 +2,8 @@
  * @module
  * Turns the raw per-location counts into the snapshot a worker decides from. Pure: the clock is an argument.
  */
-import { minuteOf } from './clock.ts'
-import { fieldMinute, type RoomState } from './state.ts'
+import { minuteOf } from '../clock.ts'
+import { fieldMinute, type RoomState } from '../coordination/state.ts'
 
 /** Minutes a queued user stays in the waiting count after their last check-in (current + previous). */
 export const WAITING_WINDOW_MINUTES = 2

@@ -4,7 +4,7 @@
  * slot math, FIFO, tickets, estimates — is the core's. An adapter implements two primitives, `increment`
  * and `sync`; it may add `takeSlot` to fuse the location and Anywhere counters into one round trip.
  */
-import type { RoomState, WorkerReport } from './state.ts'
+import { activeField, admittedField, anywhereAdmittedField, type RoomState, type WorkerReport } from './state.ts'
 
 /** The counter scope shared by every location: seed 000's "Anywhere" pool. */
 export const ANYWHERE = '*'
@@ -29,6 +29,13 @@ export interface CounterRequest {
    * again, so a retry after a lost reply never takes two slots.
    */
   token: string
+  /**
+   * The asking worker's location. A fresh grant (taken, not a repeat) adds the admission to this
+   * location's state — {@link admissionDeltas} — in the same atomic step as the slot, so no crash between
+   * the two can leave an admitted user uncounted. A repeat adds nothing. The core always sets it; left out
+   * (a bare counter in a benchmark or test), a grant adds nothing to any state.
+   */
+  location?: string
 }
 
 export interface CounterResult {
@@ -75,8 +82,10 @@ export interface Coordinator {
   /** Conditional increment of one minute counter. Counters expire a few minutes after their minute. */
   increment(request: CounterRequest): Promise<CounterResult>
   /**
-   * Merges a worker's report into its location (applying each report id once) and answers with the state
-   * of every location of the room, as fresh as the adapter's hierarchy allows.
+   * Merges a worker's report into its location (applying each report id once, and each `once` key once:
+   * {@link applyOnce}) and answers with the state of every location of the room, as fresh as the adapter's
+   * hierarchy allows, with the room's {@link RoomEpoch} (created, set-if-absent, by the first sync of a room
+   * whose stored state is absent — so a backend that lost its state answers with a new epoch).
    */
   sync(report: WorkerReport): Promise<RoomState>
   /** Optional fused location-then-Anywhere decision in one round trip. */
@@ -94,9 +103,21 @@ export function effectiveLimit(limit: number, previousCount: number, previousRep
   return previousReported === undefined ? limit : limit - Math.max(0, previousCount - previousReported)
 }
 
+/**
+ * What a fresh grant adds to the asking location's state, atomically with the slot: one active user and
+ * one admission in the grant's minute, and, when the Anywhere pool granted it, one Anywhere admission.
+ * Every adapter applies exactly these deltas (the worker records none of them itself).
+ */
+export function admissionDeltas(request: CounterRequest): Record<string, number> {
+  const deltas: Record<string, number> = { [activeField(request.minute)]: 1, [admittedField(request.minute)]: 1 }
+  if (request.scope === ANYWHERE) deltas[anywhereAdmittedField(request.minute)] = 1
+  return deltas
+}
+
 /** The location's own counter request of a slot request. */
 export const locationCounterRequest = (request: SlotRequest): CounterRequest => ({
   roomId: request.roomId,
+  location: request.location,
   scope: request.location,
   minute: request.minute,
   limit: request.localLimit,
@@ -107,6 +128,7 @@ export const locationCounterRequest = (request: SlotRequest): CounterRequest => 
 /** The Anywhere pool's counter request of a slot request. */
 export const anywhereCounterRequest = (request: SlotRequest): CounterRequest => ({
   roomId: request.roomId,
+  location: request.location,
   scope: ANYWHERE,
   minute: request.minute,
   limit: request.anywhereLimit,

@@ -5,7 +5,7 @@
  * Fields left out (or null) inherit the room's settings.
  */
 import { z } from 'zod'
-import { WaitingRoomError } from './errors.ts'
+import { WaitingRoomError } from '../errors.ts'
 
 /** ms since the epoch or an ISO 8601 time with an offset. Types are spelled out for JSR (no slow types). */
 const time: z.ZodType<number | string, number | string> = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })])

@@ -3,13 +3,13 @@
  * The room's metrics as Prometheus families. Counters are this worker's (each worker is scraped on its
  * own and Prometheus sums them); gauges come from the aggregated snapshot, so they are the whole room's.
  */
-import type { RoomHandle } from './decision.ts'
-import { OUTCOME_OF } from './metrics.ts'
-import type { MinutePlan } from './plan.ts'
+import type { RoomHandle } from '../room/decision.ts'
+import { OUTCOME_OF } from '../room/metrics.ts'
+import type { MinutePlan } from '../admission/plan.ts'
 import type { MetricFamily } from './prometheus.ts'
-import type { RoomStatusName } from './admin-status.ts'
-import type { EffectiveSettings } from './settings.ts'
-import type { Snapshot } from './snapshot.ts'
+import type { RoomStatusName } from './status.ts'
+import type { EffectiveSettings } from '../admission/settings.ts'
+import type { Snapshot } from '../admission/snapshot.ts'
 
 /** What the gauges are read from; absent when the coordinator could not be reached (counters are still served). */
 export interface RoomView {

@@ -4,13 +4,13 @@
  * running room gives the admin API and servers.
  */
 import type { Context, Env, MiddlewareHandler } from 'hono'
-import type { Coordinator } from './coordinator.ts'
+import type { Coordinator } from '../coordination/coordinator.ts'
 import type { RoomMetrics } from './metrics.ts'
 import type { ResolvedOptions } from './options.ts'
-import type { MinutePlan } from './plan.ts'
-import type { EffectiveSettings, SettingsSource } from './settings.ts'
-import type { Snapshot } from './snapshot.ts'
-import type { WorkerLink } from './worker-link.ts'
+import type { MinutePlan } from '../admission/plan.ts'
+import type { EffectiveSettings, SettingsSource } from '../admission/settings.ts'
+import type { Snapshot } from '../admission/snapshot.ts'
+import type { WorkerLink } from '../coordination/worker-link.ts'
 
 /** Why a request got its outcome (each reason implies one outcome, see `OUTCOME_OF` in metrics.ts). */
 export type DecisionReason =

@@ -4,7 +4,7 @@
  * app is built. A bad value throws a {@link WaitingRoomError} naming the field (never echoing a token).
  */
 import { z } from 'zod'
-import { WaitingRoomError } from './errors.ts'
+import { WaitingRoomError } from '../errors.ts'
 
 export interface WaitingRoomAdminOptions {
   /**

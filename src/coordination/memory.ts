@@ -1,0 +1,157 @@
+/**
+ * @module
+ * The in-process coordinator: counters and both aggregation stages in Maps. The default when no
+ * coordinator is given; right for one process (a single Node/Bun/Deno server) and for the simulator,
+ * which runs many locations and workers against one instance.
+ *
+ * @example
+ * ```ts
+ * import { memoryCoordinator } from 'hono-waiting-room/memory'
+ * app.use(waitingRoom({ coordinator: memoryCoordinator() }))
+ * ```
+ */
+import { GlobalAggregator, LocationAggregator } from './aggregator.ts'
+import {
+  anywhereCounterRequest,
+  COUNTER_TTL_MINUTES,
+  effectiveLimit,
+  locationCounterRequest,
+  type Coordinator,
+  type CounterRequest,
+  type CounterResult,
+  type SlotRequest,
+  type SlotResult,
+} from './coordinator.ts'
+import type { RoomState, WorkerReport } from './state.ts'
+
+export const DRIVER_NAME = 'memory'
+
+export interface MemoryCoordinatorOptions {
+  /**
+   * How often a location aggregator exchanges its state with the global aggregator, in ms. 0 (default)
+   * exchanges on every sync — nothing is remote in one process. The simulator sets seconds here to model
+   * propagation lag between locations.
+   */
+  exchangeIntervalMs?: number
+}
+
+interface Counter {
+  count: number
+  /** Token → the sequence number it took, for idempotent retries. */
+  tokens: Map<string, number>
+  minute: number
+}
+
+interface LocationNode {
+  aggregator: LocationAggregator
+  lastExchangeAt: number
+  /**
+   * The global view from the last exchange, kept only when exchanges lag (`exchangeIntervalMs` > 0): one
+   * view per location would hold O(locations²) entries (5 MB at 300 locations, bench/results/latest.md).
+   */
+  view: RoomState | undefined
+}
+
+interface Room {
+  global: GlobalAggregator
+  locations: Map<string, LocationNode>
+}
+
+export interface MemoryCoordinator extends Coordinator {
+  /** Location counter, then Anywhere, in one call (DESIGN: one round trip per decision). */
+  takeSlot(request: SlotRequest): Promise<SlotResult>
+  /** Drops every location aggregator, as if their hosts restarted (counters and the global stage stay). */
+  restartLocations(): void
+  /** Drops every global aggregator, as if it restarted. */
+  restartGlobal(): void
+  /** Counters currently held (for tests and memory benchmarks). */
+  readonly counterCount: number
+}
+
+export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): MemoryCoordinator {
+  const exchangeIntervalMs = options.exchangeIntervalMs ?? 0
+  const counters = new Map<string, Counter>()
+  const rooms = new Map<string, Room>()
+  let newestMinute = 0
+
+  const room = (roomId: string): Room => {
+    let found = rooms.get(roomId)
+    if (!found) rooms.set(roomId, (found = { global: new GlobalAggregator(), locations: new Map() }))
+    return found
+  }
+
+  const pruneCounters = (minute: number): void => {
+    if (minute <= newestMinute) return
+    newestMinute = minute
+    for (const [key, counter] of counters) if (counter.minute < minute - COUNTER_TTL_MINUTES) counters.delete(key)
+  }
+
+  const counterKey = (roomId: string, scope: string, minute: number): string => `${roomId}\n${scope}\n${minute}`
+
+  /** One conditional increment (synchronous: nothing here is remote). */
+  const take = (request: CounterRequest): CounterResult => {
+    pruneCounters(request.minute)
+    const key = counterKey(request.roomId, request.scope, request.minute)
+    let counter = counters.get(key)
+    if (!counter) counters.set(key, (counter = { count: 0, tokens: new Map(), minute: request.minute }))
+    const earlier = counter.tokens.get(request.token)
+    if (earlier !== undefined) return { taken: true, seq: earlier, repeat: true }
+    const seq = counter.count
+    const previous = counters.get(counterKey(request.roomId, request.scope, request.minute - 1))?.count ?? 0
+    if (seq >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq }
+    counter.count++
+    counter.tokens.set(request.token, seq)
+    return { taken: true, seq }
+  }
+
+  return {
+    name: DRIVER_NAME,
+    preferredSyncIntervalMs: 0,
+    get counterCount() {
+      return counters.size
+    },
+
+    increment: async (request: CounterRequest): Promise<CounterResult> => take(request),
+
+    async takeSlot(request: SlotRequest): Promise<SlotResult> {
+      if (request.localLimit > 0) {
+        const local = take(locationCounterRequest(request))
+        if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1 }
+      }
+      if (request.anywhereLimit > 0) {
+        const anywhere = take(anywhereCounterRequest(request))
+        if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1 }
+      }
+      return { admitted: false, roundTrips: request.localLimit > 0 || request.anywhereLimit > 0 ? 1 : 0 }
+    },
+
+    async sync(report: WorkerReport): Promise<RoomState> {
+      const now = report.at
+      const { global, locations } = room(report.roomId)
+      let node = locations.get(report.location)
+      if (!node) {
+        node = { aggregator: new LocationAggregator(report.location), lastExchangeAt: -Infinity, view: undefined }
+        locations.set(report.location, node)
+        // A new (or restarted) location aggregator rebuilds from the global stage before publishing.
+        node.aggregator.restoreFrom(global.view(now), now)
+      }
+      node.aggregator.apply(report, now)
+      const own = node.aggregator.state()
+      let view = node.view
+      if (!view || now - node.lastExchangeAt >= exchangeIntervalMs) {
+        view = global.exchange(report.location, own, now)
+        node.lastExchangeAt = now
+        node.view = exchangeIntervalMs > 0 ? view : undefined
+      }
+      // The location's own state is always fresh; other locations are as of the last exchange.
+      return { locations: { ...view.locations, [report.location]: own }, at: now }
+    },
+
+    restartLocations() {
+      for (const entry of rooms.values()) entry.locations.clear()
+    },
+    restartGlobal() {
+      for (const entry of rooms.values()) entry.global = new GlobalAggregator()
+    },
+  }
+}
