@@ -8,7 +8,7 @@
  * so a restarted location aggregator adopts its own entry from the global view before it publishes; a
  * restarted global aggregator is refilled by the next exchange of every location.
  */
-import { addCounts, pruneCounts, type LocationState, type RoomState, type WorkerReport } from './state.ts'
+import { addCounts, applyOnce, pruneCounts, type LocationState, type RoomState, type WorkerReport } from './state.ts'
 import { minuteOf } from '../clock.ts'
 
 /** How long a report id is remembered for idempotent retries. */
@@ -36,10 +36,20 @@ export class LocationAggregator {
     this.#remember(report.id, now)
     this.#writable()
     addCounts(this.#counts, report.deltas)
+    applyOnce(this.#counts, report.once)
     this.#keepMinutes = Math.max(this.#keepMinutes, report.keepMinutes)
     this.#prune(now)
     this.#updatedAt = now
     return true
+  }
+
+  /**
+   * Adds deltas that come with no report: the admission a counter granted, applied by the adapter in the same
+   * step as the grant (`admissionDeltas`). Published with the next `state()`.
+   */
+  add(deltas: Record<string, number>): void {
+    this.#writable()
+    addCounts(this.#counts, deltas)
   }
 
   /** Adopts this location's state from a global view once after a (re)start; later calls do nothing. */

@@ -11,7 +11,9 @@
  * ```
  */
 import { GlobalAggregator, LocationAggregator } from './aggregator.ts'
+import { MINUTE_MS } from '../clock.ts'
 import {
+  admissionDeltas,
   anywhereCounterRequest,
   COUNTER_TTL_MINUTES,
   effectiveLimit,
@@ -22,7 +24,7 @@ import {
   type SlotRequest,
   type SlotResult,
 } from './coordinator.ts'
-import type { RoomState, WorkerReport } from './state.ts'
+import { newEpoch, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 
 export const DRIVER_NAME = 'memory'
 
@@ -55,6 +57,8 @@ interface LocationNode {
 interface Room {
   global: GlobalAggregator
   locations: Map<string, LocationNode>
+  /** Created with the room; this process's memory is the state, so it only changes with the process. */
+  epoch: RoomEpoch
 }
 
 export interface MemoryCoordinator extends Coordinator {
@@ -74,10 +78,24 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
   const rooms = new Map<string, Room>()
   let newestMinute = 0
 
-  const room = (roomId: string): Room => {
+  const room = (roomId: string, now: number): Room => {
     let found = rooms.get(roomId)
-    if (!found) rooms.set(roomId, (found = { global: new GlobalAggregator(), locations: new Map() }))
+    if (!found) {
+      found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now) }
+      rooms.set(roomId, found)
+    }
     return found
+  }
+
+  /** The location's aggregator; a new (or restarted) one rebuilds from the global stage before publishing. */
+  const locationNode = (entry: Room, location: string, now: number): LocationNode => {
+    let node = entry.locations.get(location)
+    if (!node) {
+      node = { aggregator: new LocationAggregator(location), lastExchangeAt: -Infinity, view: undefined }
+      entry.locations.set(location, node)
+      node.aggregator.restoreFrom(entry.global.view(now), now)
+    }
+    return node
   }
 
   const pruneCounters = (minute: number): void => {
@@ -101,6 +119,11 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     if (seq >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq }
     counter.count++
     counter.tokens.set(request.token, seq)
+    // The admission joins the location's state in this same (synchronous) step: nothing can come between.
+    if (request.location !== undefined) {
+      const now = request.minute * MINUTE_MS
+      locationNode(room(request.roomId, now), request.location, now).aggregator.add(admissionDeltas(request))
+    }
     return { taken: true, seq }
   }
 
@@ -127,14 +150,9 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
 
     async sync(report: WorkerReport): Promise<RoomState> {
       const now = report.at
-      const { global, locations } = room(report.roomId)
-      let node = locations.get(report.location)
-      if (!node) {
-        node = { aggregator: new LocationAggregator(report.location), lastExchangeAt: -Infinity, view: undefined }
-        locations.set(report.location, node)
-        // A new (or restarted) location aggregator rebuilds from the global stage before publishing.
-        node.aggregator.restoreFrom(global.view(now), now)
-      }
+      const entry = room(report.roomId, now)
+      const { global } = entry
+      const node = locationNode(entry, report.location, now)
       node.aggregator.apply(report, now)
       const own = node.aggregator.state()
       let view = node.view
@@ -144,7 +162,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
         node.view = exchangeIntervalMs > 0 ? view : undefined
       }
       // The location's own state is always fresh; other locations are as of the last exchange.
-      return { locations: { ...view.locations, [report.location]: own }, at: now }
+      return { locations: { ...view.locations, [report.location]: own }, at: now, epoch: entry.epoch }
     },
 
     restartLocations() {

@@ -4,7 +4,7 @@
  * functions as arguments so the same file runs under vitest, `deno test` and `bun test`: no `node:`
  * imports, no `Buffer`, only Web APIs and the few matchers all three share.
  */
-import { ANYWHERE, type Coordinator } from '../../src/coordination/coordinator.ts'
+import { ANYWHERE, takeSlot, type Coordinator } from '../../src/coordination/coordinator.ts'
 import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 
 type Fn = () => void | Promise<void>
@@ -38,6 +38,11 @@ export interface ConformanceHarness {
   /** Clock step between those syncs, in ms. */
   propagationStepMs?: number
   close?(): void | Promise<void>
+  /**
+   * Deletes everything the backend stores for `roomId`, as a Redis restarted without persistence or a SQLite
+   * file replaced would. Adapters whose state cannot be lost alone (in-process memory) leave it out.
+   */
+  wipe?(coordinator: Coordinator, roomId: string): void | Promise<void>
 }
 
 /** A fixed minute for tests: 2026-11-30 12:00 UTC. */
@@ -46,8 +51,15 @@ const BASE_MS = BASE_MINUTE * 60_000
 
 const room = (label: string): string => `${label}-${crypto.randomUUID().slice(0, 8)}`
 
-function report(roomId: string, location: string, at: number, deltas: Record<string, number>, id: string = crypto.randomUUID()): WorkerReport {
-  return { id, roomId, location, at, keepMinutes: 10, deltas }
+function report(
+  roomId: string,
+  location: string,
+  at: number,
+  deltas: Record<string, number>,
+  id: string = crypto.randomUUID(),
+  once?: WorkerReport['once'],
+): WorkerReport {
+  return once ? { id, roomId, location, at, keepMinutes: 10, deltas, once } : { id, roomId, location, at, keepMinutes: 10, deltas }
 }
 
 export function coordinatorConformance(t: TestApi, harness: ConformanceHarness): void {
@@ -194,6 +206,72 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
       const view = await propagate(coordinator, roomId, ['SJC', 'LHR'], BASE_MS + 30_001)
       expect(view.locations.SJC?.counts[`a${BASE_MINUTE}`]).toBe(5)
       expect(view.locations.LHR?.counts[`a${BASE_MINUTE}`]).toBe(2)
+    })
+
+    describe('the contract that makes a wrong count impossible', () => {
+      const a = `a${BASE_MINUTE}`
+      const n = `n${BASE_MINUTE}`
+      const y = `y${BASE_MINUTE}`
+
+      it('counts a fresh grant in the asking location in the same step as the slot; a repeat adds nothing', async () => {
+        const roomId = room('admit')
+        const take = (scope: string, location: string, token: string) =>
+          coordinator.increment({ roomId, location, scope, minute: BASE_MINUTE, limit: 2, token })
+        expect((await take('SJC', 'SJC', 'one')).taken).toBe(true)
+        expect((await take('SJC', 'SJC', 'one')).repeat).toBe(true)
+        expect((await take('SJC', 'SJC', 'two')).taken).toBe(true)
+        expect((await take('SJC', 'SJC', 'three')).taken).toBe(false)
+        expect((await take(ANYWHERE, 'LHR', 'four')).taken).toBe(true)
+        const slot = await takeSlot(coordinator, { roomId, location: 'DUB', minute: BASE_MINUTE, localLimit: 1, anywhereLimit: 0, token: 'five' })
+        expect(slot.admitted).toBe(true)
+        // Nobody reported anything: the counts come from the grants alone.
+        const view = await propagate(coordinator, roomId, ['SJC', 'LHR', 'DUB'], BASE_MS + 1)
+        expect(view.locations.SJC?.counts).toEqual({ [a]: 2, [n]: 2 })
+        expect(view.locations.LHR?.counts).toEqual({ [a]: 1, [n]: 1, [y]: 1 })
+        expect(view.locations.DUB?.counts).toEqual({ [a]: 1, [n]: 1 })
+      })
+
+      it('applies a once key once, however many workers send it at the same time', async () => {
+        const roomId = room('once')
+        const key = `x${BASE_MINUTE}.ticket-1`
+        await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [a]: 5 }))
+        const second = await harness.reopen(coordinator) // another process on the same backend
+        const sends = Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? second : coordinator).sync(report(roomId, 'SJC', BASE_MS + 1 + i, {}, undefined, { [key]: { [a]: -1 } })),
+        )
+        await Promise.all(sends)
+        await second.sync(report(roomId, 'SJC', BASE_MS + 40, {}, undefined, { [key]: { [a]: -1 } }))
+        const view = await propagate(coordinator, roomId, ['SJC'], BASE_MS + 50)
+        expect(view.locations.SJC?.counts[a]).toBe(4)
+        expect(view.locations.SJC?.counts[key]).toBe(1)
+        // Another key is its own.
+        const after = await coordinator.sync(report(roomId, 'SJC', BASE_MS + 60, {}, undefined, { [`x${BASE_MINUTE}.ticket-2`]: { [a]: -1 } }))
+        expect(after.locations.SJC?.counts[a]).toBe(3)
+      }, 60_000)
+
+      it('answers the room epoch, the same on every sync and after a restart', async () => {
+        const roomId = room('epoch')
+        const first = await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [a]: 1 }))
+        expect(typeof first.epoch?.id).toBe('string')
+        expect(typeof first.epoch?.startedAt).toBe('number')
+        const again = await coordinator.sync(report(roomId, 'LHR', BASE_MS + 1000, {}))
+        expect(again.epoch?.id).toBe(first.epoch?.id)
+        coordinator = await harness.reopen(coordinator)
+        const reopened = await coordinator.sync(report(roomId, 'SJC', BASE_MS + 2000, {}))
+        expect(reopened.epoch?.id).toBe(first.epoch?.id)
+      })
+
+      if (harness.wipe) {
+        it('answers a new epoch once the stored state is lost', async () => {
+          const roomId = room('lost')
+          const first = await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [a]: 3 }))
+          await harness.wipe!(coordinator, roomId)
+          const after = await coordinator.sync(report(roomId, 'SJC', BASE_MS + 5000, {}))
+          expect(after.epoch?.id === first.epoch?.id).toBe(false)
+          expect(after.epoch?.startedAt).toBe(BASE_MS + 5000)
+          expect(after.locations.SJC?.counts[a]).toBeUndefined()
+        })
+      }
     })
   })
 }
