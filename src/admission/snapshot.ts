@@ -52,6 +52,11 @@ export interface Snapshot {
   locations: Record<string, LocationSummary>
   /** Tickets the origin revoked within the session window. */
   revoked: Set<string>
+  /**
+   * The coordinator lost or replaced its state within the last session length (a worker saw a new epoch, or a
+   * session older than it): sessions it no longer counts may still be active, so the room counts as full.
+   */
+  recovering: boolean
   /** ms at which the aggregated state was produced. */
   stateAt: number
 }
@@ -90,6 +95,7 @@ export function buildSnapshot(
     into.anywhere += anywhere
   }
   const revoked = new Set<string>()
+  let recovering = false
 
   for (const name in state.locations) {
     const counts = state.locations[name]!.counts
@@ -125,6 +131,9 @@ export function buildSnapshot(
         case 120: // x: revoked ticket
           if (at >= activeFrom && value > 0) revoked.add(field.slice(field.indexOf('.') + 1))
           break
+        case 82: // R: state lost in minute `at`; sessions counted before it last through at + sessionDuration
+          if (at >= activeFrom - 1 && value > 0) recovering = true
+          break
       }
     }
     activeUsers += summary.activeUsers
@@ -150,6 +159,7 @@ export function buildSnapshot(
     admissionsPerMinute: minutesAveraged > 0 ? admissionsInAverage / minutesAveraged : 0,
     locations,
     revoked,
+    recovering,
     stateAt: state.at,
   }
 }

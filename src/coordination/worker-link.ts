@@ -3,12 +3,16 @@
  * One worker's link to the coordinator: it collects this worker's deltas, reports them in the background,
  * keeps the latest room state and the snapshot built from it. No request waits on a report; only a worker
  * with no state at all (a cold start) waits once for its first sync, so it never decides blind.
+ *
+ * Longer than 250 lines because it is one small state machine — deltas pending → sent but unacknowledged →
+ * acknowledged into the state — whose parts share private fields; split, each part would expose them.
  */
 import { minuteOf } from '../clock.ts'
 import type { Coordinator } from './coordinator.ts'
-import { WaitingRoomError } from '../errors.ts'
 import { buildSnapshot, type Snapshot } from '../admission/snapshot.ts'
-import { addCounts, type RoomState, type WorkerReport } from './state.ts'
+import { SeenSet } from './seen-set.ts'
+import { withTimeout } from './timeout.ts'
+import { addCounts, applyOnce, lostStateField, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 import { randomId } from '../ticket/ticket.ts'
 
 export interface LinkOptions {
@@ -25,23 +29,12 @@ export interface LinkOptions {
   waitingWindowMinutes?: number
 }
 
-/** Ticket ids remembered per minute for deduplication; past this a worker stops deduplicating until the next minute. */
-const SEEN_LIMIT = 200_000
 /** A sync slower than this backs the report interval off (up to 8×), so a busy aggregator is not overrun. */
 const SLOW_SYNC_MS = 250
 /** Minutes of history the room keeps beyond the session window (traffic reference, admissions average). */
 const EXTRA_HISTORY_MINUTES = 6
 
-/** Runs `promise` with a timeout; rejects with a coordinator error naming the adapter. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, adapter: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new WaitingRoomError('ERR_WR_COORDINATOR', `${adapter}: no answer within ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => {
-    if (timer !== undefined) clearTimeout(timer)
-  })
-}
+export { withTimeout } from './timeout.ts'
 
 export class WorkerLink {
   readonly options: LinkOptions
@@ -49,6 +42,16 @@ export class WorkerLink {
   #state: RoomState | undefined
   #snapshot: Snapshot | undefined
   #pending = new Map<string, Record<string, number>>()
+  /** Once-keyed deltas per location (revocations), reported with the next report. */
+  #pendingOnce = new Map<string, NonNullable<WorkerReport['once']>>()
+  /** Admissions the coordinator counted in its grant, shown in this worker's snapshot until a later sync has them. */
+  #observed: { seq: number; location: string; deltas: Record<string, number> }[] = []
+  #observedSeq = 0
+  /** The room's epoch as last answered: a different one means the backend lost or replaced its state. */
+  #epoch: RoomEpoch | undefined
+  #lostNotedMinute = Number.NaN
+  /** Something changed that the snapshot must show before the next sync (a revocation, a lost state). */
+  #dirty = false
   /** Reports sent but not acknowledged: resent with the same id, so a lost reply is not counted twice. */
   #unacknowledged: WorkerReport[] = []
   #syncing: Promise<void> | undefined
@@ -56,8 +59,7 @@ export class WorkerLink {
   #laterScheduled = false
   #last: { coordinator: Coordinator; location: string } | undefined
   #backoff = 1
-  #seenMinute = Number.NaN
-  #seen = new Set<string>()
+  #seen = new SeenSet()
   /** Failed coordinator calls (sync and counters), for metrics. */
   errors = 0
   #lastLoggedMinute = Number.NaN
@@ -75,17 +77,45 @@ export class WorkerLink {
   }
 
   /**
+   * Adds `deltas` once per `key` in the whole room (the coordinator applies a key once, whichever worker or
+   * process sends it): a revocation, keyed by ticket, frees one place however often it is sent.
+   */
+  recordOnce(location: string, key: string, deltas: Record<string, number>): void {
+    let once = this.#pendingOnce.get(location)
+    if (!once) this.#pendingOnce.set(location, (once = {}))
+    once[key] ??= deltas
+    this.#dirty = true
+  }
+
+  /** Shows deltas the coordinator already counted (a granted admission) in this worker's snapshots until a sync has them. */
+  observe(location: string, deltas: Record<string, number>): void {
+    this.#observed.push({ seq: ++this.#observedSeq, location, deltas })
+  }
+
+  /** The room's epoch as last answered by the coordinator. */
+  get epoch(): RoomEpoch | undefined {
+    return this.#epoch
+  }
+
+  /**
+   * The coordinator's state is short of sessions it once counted (a new epoch, or a session older than the
+   * epoch): marks the room as recovering — full — until every session from before has expired.
+   */
+  noteLostState(location: string, now: number): void {
+    const minute = minuteOf(now)
+    if (minute === this.#lostNotedMinute) return
+    this.#lostNotedMinute = minute
+    this.record(location, lostStateField(minute), 1)
+    this.#dirty = true
+  }
+
+  /**
    * True the first time `ticketId` is seen checking in during `minute` on this worker. Fifty clients
-   * replaying one cookie are one user (DESIGN: deduplicate by ticket id within a minute).
+   * replaying one cookie are one user (DESIGN: deduplicate by ticket id within a minute); memory stays
+   * bounded at any rate (see `SeenSet`).
    */
   firstCheckIn(ticketId: string, minute: number): boolean {
-    if (minute !== this.#seenMinute) {
-      this.#seenMinute = minute
-      this.#seen.clear()
-    }
-    if (this.#seen.has(ticketId)) return false
-    if (this.#seen.size < SEEN_LIMIT) this.#seen.add(ticketId)
-    return true
+    return this.#seen.first(ticketId, minute)
   }
 
   /** Follows a runtime change of the session length (admin API, events): the active window changes with it. */
@@ -98,7 +128,7 @@ export class WorkerLink {
 
   /** The snapshot for `now`, rebuilt when the minute turned; undefined before the first sync. */
   snapshot(now: number): Snapshot | undefined {
-    if (this.#snapshot && this.#snapshot.minute !== minuteOf(now)) this.#rebuild(now)
+    if (this.#snapshot && (this.#dirty || this.#snapshot.minute !== minuteOf(now))) this.#rebuild(now)
     return this.#snapshot
   }
 
@@ -119,7 +149,7 @@ export class WorkerLink {
   maybeSync(coordinator: Coordinator, location: string, now: number, waitUntil?: (p: Promise<unknown>) => void): void {
     if (this.#syncing) return
     const since = now - this.#lastSyncAt
-    const hasDeltas = this.#pending.size > 0 || this.#unacknowledged.length > 0
+    const hasDeltas = this.#hasPending() || this.#unacknowledged.length > 0
     const interval = hasDeltas ? this.options.syncIntervalMs * this.#backoff : this.options.maxSnapshotAgeMs
     if (since >= interval) waitUntil?.(this.sync(coordinator, location, now).catch(() => {}))
     else if (hasDeltas) waitUntil?.(this.#syncLater(coordinator, location, interval - since))
@@ -134,13 +164,13 @@ export class WorkerLink {
     this.#last = { coordinator, location }
     this.#syncing = (async () => {
       await this.#send(coordinator, location, now)
-      while (this.#pending.size > 0 && this.options.syncIntervalMs === 0) await this.#send(coordinator, location, this.options.clock())
+      while (this.#hasPending() && this.options.syncIntervalMs === 0) await this.#send(coordinator, location, this.options.clock())
     })().finally(() => {
       this.#syncing = undefined
     })
     if (this.options.syncIntervalMs === 0) return this.#syncing
     return this.#syncing.then(() => {
-      if (this.#pending.size > 0) return this.#syncLater(coordinator, location, this.options.syncIntervalMs * this.#backoff)
+      if (this.#hasPending()) return this.#syncLater(coordinator, location, this.options.syncIntervalMs * this.#backoff)
     })
   }
 
@@ -148,7 +178,7 @@ export class WorkerLink {
   async flush(): Promise<void> {
     if (!this.#last) return
     await this.#syncing?.catch(() => {})
-    if (this.#pending.size > 0 || this.#unacknowledged.length > 0) await this.sync(this.#last.coordinator, this.#last.location, this.options.clock())
+    if (this.#hasPending() || this.#unacknowledged.length > 0) await this.sync(this.#last.coordinator, this.#last.location, this.options.clock())
   }
 
   /** One report after `delayMs` (a call while one is waiting does nothing). */
@@ -157,15 +187,22 @@ export class WorkerLink {
     this.#laterScheduled = true
     await new Promise((resolve) => setTimeout(resolve, delayMs))
     this.#laterScheduled = false
-    if (this.#pending.size > 0 || this.#unacknowledged.length > 0) {
+    if (this.#hasPending() || this.#unacknowledged.length > 0) {
       await this.sync(coordinator, location, this.options.clock()).catch(() => {})
     }
   }
 
+  #hasPending(): boolean {
+    return this.#pending.size > 0 || this.#pendingOnce.size > 0
+  }
+
   async #send(coordinator: Coordinator, location: string, now: number): Promise<void> {
-    for (const [where, deltas] of this.#pending) this.#unacknowledged.push(this.#report(where, deltas, now))
+    for (const [where, deltas] of this.#pending) this.#unacknowledged.push(this.#report(where, deltas, now, this.#pendingOnce.get(where)))
+    for (const [where, once] of this.#pendingOnce) if (!this.#pending.has(where)) this.#unacknowledged.push(this.#report(where, {}, now, once))
     this.#pending.clear()
+    this.#pendingOnce.clear()
     if (this.#unacknowledged.length === 0) this.#unacknowledged.push(this.#report(location, {}, now))
+    const observedUpTo = this.#observedSeq
     const started = Date.now()
     try {
       let state: RoomState | undefined
@@ -174,6 +211,11 @@ export class WorkerLink {
         this.#unacknowledged.shift()
       }
       this.#state = state
+      this.#observed = this.#observed.filter((o) => o.seq > observedUpTo)
+      if (state?.epoch) {
+        if (this.#epoch && state.epoch.id !== this.#epoch.id) this.noteLostState(location, now)
+        this.#epoch = state.epoch
+      }
       this.#lastSyncAt = now
       this.#backoff = Date.now() - started > SLOW_SYNC_MS ? Math.min(8, this.#backoff * 2) : 1
       this.#rebuild(now)
@@ -194,23 +236,29 @@ export class WorkerLink {
     console.warn(`[hono-waiting-room] coordinator error (logged once a minute): ${(error as Error)?.message ?? error}`)
   }
 
-  #report(location: string, deltas: Record<string, number>, now: number): WorkerReport {
-    return { id: randomId(), roomId: this.options.roomId, location, at: now, keepMinutes: this.keepMinutes, deltas }
+  #report(location: string, deltas: Record<string, number>, now: number, once?: WorkerReport['once']): WorkerReport {
+    const report: WorkerReport = { id: randomId(), roomId: this.options.roomId, location, at: now, keepMinutes: this.keepMinutes, deltas }
+    if (once) report.once = once
+    return report
   }
 
   /** Builds the snapshot from the last state plus this worker's own unreported deltas (read-your-writes). */
   #rebuild(now: number): void {
     if (!this.#state) return
+    this.#dirty = false
     let state = this.#state
-    if (this.#pending.size > 0 || this.#unacknowledged.length > 0) {
+    if (this.#hasPending() || this.#unacknowledged.length > 0 || this.#observed.length > 0) {
       const locations = { ...state.locations }
-      const own = (where: string, deltas: Record<string, number>): void => {
+      const own = (where: string, deltas: Record<string, number>, once?: WorkerReport['once']): void => {
         const counts = { ...(locations[where]?.counts ?? {}) }
         addCounts(counts, deltas)
+        applyOnce(counts, once)
         locations[where] = { counts, updatedAt: locations[where]?.updatedAt ?? now }
       }
-      for (const report of this.#unacknowledged) own(report.location, report.deltas)
+      for (const report of this.#unacknowledged) own(report.location, report.deltas, report.once)
       for (const [where, deltas] of this.#pending) own(where, deltas)
+      for (const [where, once] of this.#pendingOnce) own(where, {}, once)
+      for (const observed of this.#observed) own(observed.location, observed.deltas)
       state = { locations, at: state.at }
     }
     this.#snapshot = buildSnapshot(state, now, this.options.sessionDurationMinutes, this.options.waitingWindowMinutes)

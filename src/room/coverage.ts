@@ -1,20 +1,24 @@
 /**
  * @module
- * Which requests the room covers. Paths are normalised before matching — percent-decoding (repeated, so
- * double encoding does not help), case, backslashes, `//`, `.`/`..` segments, `;params`, a trailing
- * slash — so that a variant of a protected path cannot slip past, and a bypassed prefix cannot be used
- * to reach a protected one (`/static/../shop`). HEAD is judged as GET.
+ * Which requests the room covers. A path is judged as the router will route it (Hono's `c.req.path`, after
+ * the URL parser has already resolved `.`/`..` and `\`), never as a normaliser of our own would rewrite it:
+ * rewriting judged paths the router never saw (`/shop/..%2F` was "/" to us and `/shop/*` to Hono).
+ * Where servers disagree on what a path means — encoded `/ \ . % ; ? #`, `;params`, `\`, `//`, dot segments,
+ * control bytes, malformed or overlong UTF-8, Unicode look-alikes of `/` or `.` — the path is covered:
+ * the room fails closed, and a bypass prefix only ever applies to a path that means one thing everywhere.
+ * Coverage matches case-insensitively (an origin may be); bypass matches exactly. HEAD is judged as GET.
  */
 import type { Context } from 'hono'
+import { WaitingRoomError } from '../errors.ts'
 
 export interface CoverageOptions {
-  /** Covered path prefixes (`/shop` covers `/shop` and `/shop/…`; `*` matches one segment). Default: every path. */
+  /** Covered path prefixes (`/shop` covers `/shop` and `/shop/…`, any case; `*` matches one segment). Default: every path. */
   paths?: string[]
   /** Covered host names (case-insensitive, port ignored). Default: every host. */
   hosts?: string[]
   /** Requests that skip the room (not counted). Default: none. */
   bypass?: {
-    /** Path prefixes, matched like `paths`. */
+    /** Path prefixes, matched like `paths` but case-sensitively, and never for an ambiguous path. */
     paths?: string[]
     /** Methods, e.g. `['OPTIONS']`. HEAD follows GET. */
     methods?: string[]
@@ -29,50 +33,103 @@ export interface CoverageOptions {
   bypassCrawlers?: boolean | ((c: Context) => boolean | Promise<boolean>)
 }
 
-const HEX = /%([0-9a-fA-F]{2})/g
+/** Why servers may disagree on what a path means. */
+export type PathHazard = 'params' | 'backslash' | 'control' | 'empty-segment' | 'dot-segment' | 'encoded-delimiter' | 'malformed-escape' | 'lookalike'
 
-/** Decodes valid %XX escapes (as bytes, UTF-8), leaving malformed ones as they are. */
-function percentDecode(text: string): string {
-  if (!text.includes('%')) return text
+/** Anything but RFC 3986 path characters (less `%` and `;`), an empty segment or a dot segment: the slow route. */
+const UNUSUAL = /[^A-Za-z0-9\-._~!$&'()*+,=:@/]|\/\/|\/\.\.?(?:\/|$)/
+const LITERAL_HAZARDS: [RegExp, PathHazard][] = [
+  [/;/, 'params'],
+  [/\\/, 'backslash'],
+  [/[\x00-\x20\x7f]/, 'control'],
+  [/\/\//, 'empty-segment'],
+  [/\/\.\.?(?:\/|$)/, 'dot-segment'],
+]
+/** Escapes of `. / \ % ; ? #` and control bytes: decoding them changes the path's segments or meaning. */
+const ENCODED_DELIMITER = /%(?:2[35eEfF]|3[bBfF]|5[cC]|[01][0-9a-fA-F]|7[fF])/
+/** NFKC folds these (fullwidth `／ ． ＼ ％ ；`, one-dot leader, small full stop…) into delimiters. */
+const DELIMITER = /[./\\%;?#]/
+
+/** The decoded path, or why it is ambiguous. Overlong UTF-8 (`%c0%ae`) is malformed: decodeURIComponent rejects it. */
+function readPath(raw: string): { decoded: string; hazard?: undefined } | { hazard: PathHazard } {
+  for (const [pattern, hazard] of LITERAL_HAZARDS) if (pattern.test(raw)) return { hazard }
+  if (ENCODED_DELIMITER.test(raw)) return { hazard: 'encoded-delimiter' }
+  let decoded: string
   try {
-    return decodeURIComponent(text)
+    decoded = decodeURIComponent(raw)
   } catch {
-    return text.replace(HEX, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    return { hazard: 'malformed-escape' }
   }
+  const wide = decoded.replace(/[\x00-\x7f]+/g, '')
+  if (wide && DELIMITER.test(wide.normalize('NFKC'))) return { hazard: 'lookalike' }
+  return { decoded }
 }
 
-/** The canonical form of a URL path: `/`, or `/a/b` with no trailing slash. */
-export function normalizePath(path: string): string {
-  let decoded = path
-  for (let i = 0; i < 3; i++) {
-    const next = percentDecode(decoded)
-    if (next === decoded) break
-    decoded = next
-  }
-  const segments: string[] = []
-  for (const raw of decoded.toLowerCase().replace(/\\/g, '/').split('/')) {
-    const segment = raw.split(';')[0]!
-    if (segment === '' || segment === '.') continue
-    if (segment === '..') segments.pop()
-    else segments.push(segment)
-  }
-  return '/' + segments.join('/')
+/** Why a raw URL path (still percent-encoded) is ambiguous, or `undefined` when it means one thing. */
+export function pathHazard(raw: string): PathHazard | undefined {
+  return UNUSUAL.test(raw) ? readPath(raw).hazard : undefined
 }
 
-/** A matcher for normalised paths against prefix patterns. */
-export function pathMatcher(patterns: readonly string[]): (normalizedPath: string) => boolean {
-  const compiled = patterns.map((pattern) => {
-    const normalized = normalizePath(pattern.replace(/\/\*$/, ''))
-    if (normalized === '/') return () => true
-    if (!normalized.includes('*')) return (path: string) => path === normalized || path.startsWith(normalized + '/')
-    const source = normalized
-      .split('/')
-      .map((segment) => (segment === '*' ? '[^/]+' : segment.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')))
-      .join('/')
-    const regex = new RegExp(`^${source}(?:/|$)`)
-    return (path: string) => regex.test(path)
+/** A path prefix option as one regex alternative, in decoded form or as the URL parser would encode it. */
+function patternSource(pattern: string, encoded: boolean): string {
+  return pattern
+    .split('/')
+    .map((segment) => {
+      if (segment === '*') return '[^/]+'
+      const text = encoded ? encodeURI(segment) : segment
+      const source = text.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')
+      // A client may send the escapes of a non-ASCII name in either hex case.
+      return encoded ? source.replace(/%([0-9A-F])([0-9A-F])/g, (_, a: string, b: string) => `%[${a}${a.toLowerCase()}][${b}${b.toLowerCase()}]`) : source
+    })
+    .join('/')
+}
+
+export interface PathMatcher {
+  /** Matches a raw (percent-encoded) URL path. */
+  raw: (path: string) => boolean
+  /** Matches a decoded path (the routed one, or the fully decoded one). */
+  decoded: (path: string) => boolean
+}
+
+/** Compiles prefix patterns once into two regexes; a pattern of `/` (or `/*`) matches every path. */
+export function pathMatcher(patterns: readonly string[], field: string, caseInsensitive: boolean): PathMatcher {
+  const prefixes = patterns.map((pattern, index) => {
+    const bad = /[?#;\\%\x00-\x1f\x7f]|\/\/|\/\.\.?(?:\/|$)/.exec(pattern.replace(/\/\*$/, ''))
+    if (!pattern.startsWith('/') || bad) {
+      const what = bad ? `${JSON.stringify(bad[0])} is not allowed` : 'it must start with /'
+      throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${field}[${index}]: ${what} in ${JSON.stringify(pattern)}; write a plain decoded path prefix such as /shop or /events/*/tickets`)
+    }
+    return pattern.replace(/\/\*$/, '').replace(/\/$/, '')
   })
-  return (path) => compiled.some((match) => match(path))
+  if (prefixes.includes('')) return { raw: () => true, decoded: () => true }
+  const flags = caseInsensitive ? 'i' : ''
+  const compile = (encoded: boolean) => new RegExp(`^(?:${prefixes.map((p) => patternSource(p, encoded)).join('|')})(?:/|$)`, flags)
+  const raw = compile(true)
+  const decoded = compile(false)
+  return { raw: (path) => raw.test(path), decoded: (path) => decoded.test(path) }
+}
+
+/**
+ * Builds the path rule once: `(raw, routed) => covered`. `raw` is the URL's path as sent (after the URL
+ * parser), `routed` the path the router matches (`c.req.path`; the same string for a plain path).
+ */
+export function pathCoverage(paths: readonly string[] | undefined, bypassPaths: readonly string[] | undefined): (raw: string, routed: string) => boolean {
+  const covered = paths ? pathMatcher(paths, 'paths', true) : undefined
+  const bypassed = bypassPaths?.length ? pathMatcher(bypassPaths, 'bypass.paths', false) : undefined
+  return (raw, routed) => {
+    if (!UNUSUAL.test(raw)) {
+      // The fast route: nothing to decode, so Hono routes the URL's path as is (unless a custom getPath maps it).
+      const same = raw === routed
+      if (covered && !covered.raw(raw) && (same || !covered.decoded(routed))) return false
+      return !(bypassed && bypassed.raw(raw) && (same || bypassed.decoded(routed)))
+    }
+    const read = readPath(raw)
+    if (read.hazard) return true
+    // Origins differ on decoding (Hono leaves `%40`, others decode all, some none): covered if any reading is,
+    // bypassed only if every reading is.
+    if (covered && !covered.raw(raw) && !covered.decoded(routed) && !covered.decoded(read.decoded)) return false
+    return !(bypassed && bypassed.raw(raw) && bypassed.decoded(routed) && bypassed.decoded(read.decoded))
+  }
 }
 
 /** The raw path of a URL, before any decoding (Hono's `c.req.path` decodes some escapes already). */
@@ -91,29 +148,26 @@ export type CoverageCheck = (c: Context) => boolean | Promise<boolean>
 export function coverageCheck(options: CoverageOptions): CoverageCheck | undefined {
   const { paths, hosts, bypass, bypassCrawlers } = options
   if (!paths && !hosts && !bypass && !bypassCrawlers) return undefined
-  const covered = paths ? pathMatcher(paths) : () => true
-  const bypassed = bypass?.paths ? pathMatcher(bypass.paths) : () => false
+  const pathCovered = paths || bypass?.paths?.length ? pathCoverage(paths, bypass?.paths) : undefined
   const hostSet = hosts ? new Set(hosts.map((h) => h.toLowerCase().replace(/\.$/, ''))) : undefined
   const methods = new Set((bypass?.methods ?? []).map((m) => m.toUpperCase()))
+  const when = bypass?.when
   const crawler =
     typeof bypassCrawlers === 'function'
       ? bypassCrawlers
       : bypassCrawlers
         ? (c: Context) => (c.req.raw as { cf?: { botManagement?: { verifiedBot?: boolean } } }).cf?.botManagement?.verifiedBot === true
         : undefined
+  const byRule = async (c: Context): Promise<boolean> => !((when && (await when(c))) || (crawler && (await crawler(c))))
 
-  return async (c) => {
+  // Synchronous unless a rule function is given: no promise per request on the hot path.
+  return (c) => {
     if (hostSet) {
       const host = new URL(c.req.url).hostname.toLowerCase().replace(/\.$/, '')
       if (!hostSet.has(host)) return false
     }
-    const path = normalizePath(rawPathOf(c.req.url))
-    if (!covered(path)) return false
-    if (bypassed(path)) return false
-    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method.toUpperCase()
-    if (methods.has(method)) return false
-    if (bypass?.when && (await bypass.when(c))) return false
-    if (crawler && (await crawler(c))) return false
-    return true
+    if (pathCovered && !pathCovered(rawPathOf(c.req.url), c.req.path)) return false
+    if (methods.size > 0 && methods.has(c.req.method === 'HEAD' ? 'GET' : c.req.method.toUpperCase())) return false
+    return when || crawler ? byRule(c) : true
   }
 }

@@ -6,29 +6,16 @@
 import type { Context, Env, MiddlewareHandler } from 'hono'
 import type { Coordinator } from '../coordination/coordinator.ts'
 import type { RoomMetrics } from './metrics.ts'
+import type { DecisionReason } from './reasons.ts'
 import type { ResolvedOptions } from './options.ts'
 import type { MinutePlan } from '../admission/plan.ts'
 import type { EffectiveSettings, SettingsSource } from '../admission/settings.ts'
 import type { Snapshot } from '../admission/snapshot.ts'
 import type { WorkerLink } from '../coordination/worker-link.ts'
 
-/** Why a request got its outcome (each reason implies one outcome, see `OUTCOME_OF` in metrics.ts). */
-export type DecisionReason =
-  | 'session' // admitted: a live admitted ticket
-  | 'slot' // admitted now through a counter
-  | 'passthrough' // admitted and counted: queueing method passthrough
-  | 'fail-open' // admitted: the coordinator failed and failMode is open
-  | 'suspended' // bypassed: the room is suspended, no ticket
-  | 'bypass' // bypassed: not covered (path, host, method, rule or verified crawler)
-  | 'no-slot' // queued: no slot this minute
-  | 'not-eligible' // queued: older buckets come first (FIFO)
-  | 'too-early' // queued: check-in before the refresh interval; nothing decided
-  | 'queue-all' // queued: the room queues everyone
-  | 'prequeue' // queued: an event has not started yet
-  | 'fail-closed' // queued: the coordinator failed and failMode is closed
-  | 'reject' // rejected: queueing method reject
-
 /** The decision, available to the origin as `c.get('waitingRoom')`. */
+export type { DecisionReason } from './reasons.ts'
+
 export interface WaitingRoomDecision {
   outcome: 'admitted' | 'queued' | 'rejected' | 'bypassed'
   reason: DecisionReason

@@ -3,7 +3,7 @@
  * Per-worker counters, kept as plain numbers so counting costs nothing on the hot path, and rendered in
  * the Prometheus text format by the admin API.
  */
-import type { DecisionReason } from './decision.ts'
+import type { DecisionReason } from './reasons.ts'
 
 export class RoomMetrics {
   /** Decisions by reason (each reason implies its outcome). */
@@ -19,6 +19,7 @@ export class RoomMetrics {
     'queue-all': 0,
     prequeue: 0,
     'fail-closed': 0,
+    recovering: 0,
     reject: 0,
     bypass: 0,
   }
@@ -28,19 +29,4 @@ export class RoomMetrics {
   counterRoundTrips = 0
 }
 
-/** The outcome each reason stands for. */
-export const OUTCOME_OF: Record<DecisionReason, 'admitted' | 'queued' | 'rejected' | 'bypassed'> = {
-  session: 'admitted',
-  slot: 'admitted',
-  passthrough: 'admitted',
-  'fail-open': 'admitted',
-  suspended: 'bypassed',
-  bypass: 'bypassed',
-  'no-slot': 'queued',
-  'not-eligible': 'queued',
-  'too-early': 'queued',
-  'queue-all': 'queued',
-  prequeue: 'queued',
-  'fail-closed': 'queued',
-  reject: 'rejected',
-}
+export { OUTCOME_OF } from './reasons.ts'

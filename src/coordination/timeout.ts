@@ -1,0 +1,17 @@
+/**
+ * @module
+ * Every coordinator call has a deadline: a backend that does not answer is an outage (the fail mode), not a
+ * request that hangs.
+ */
+import { WaitingRoomError } from '../errors.ts'
+
+/** Runs `promise` with a timeout; rejects with a coordinator error naming the adapter. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, adapter: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new WaitingRoomError('ERR_WR_COORDINATOR', `${adapter}: no answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => {
+    if (timer !== undefined) clearTimeout(timer)
+  })
+}

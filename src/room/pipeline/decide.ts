@@ -1,0 +1,167 @@
+/**
+ * @module
+ * The decide stage, for a user without a session (new, or queued with a ticket): a slot from the minute's
+ * counters, or a place in the queue — and the counts that decision adds. The admission itself is counted by
+ * the coordinator in the same atomic step that grants the slot; this worker only records what follows from
+ * it (the queue place it leaves, the traffic it makes) and observes it locally until its next sync.
+ */
+import type { Context } from 'hono'
+import { minuteOf, MINUTE_MS } from '../../clock.ts'
+import { fifoLimits, randomLimits, releasedFraction, type CounterLimits } from '../../admission/plan.ts'
+import type { EffectiveSettings } from '../../admission/settings.ts'
+import type { Snapshot } from '../../admission/snapshot.ts'
+import { admissionDeltas, ANYWHERE, takeSlot, type Coordinator, type SlotResult } from '../../coordination/coordinator.ts'
+import { trafficField, waitingField } from '../../coordination/state.ts'
+import { withTimeout } from '../../coordination/timeout.ts'
+import { randomId, type Ticket } from '../../ticket/ticket.ts'
+import type { DecisionReason } from '../decision.ts'
+import type { Room } from '../room.ts'
+
+/** A check-in this much before its refresh interval is over still counts (browser timers are not exact). */
+const CHECK_IN_TOLERANCE_MS = 1000
+/** Refresh intervals vary by ±10% per check-in, so check-ins spread out (seed 002). */
+const REFRESH_JITTER = 0.1
+/** Prequeued users of a shuffled event get one of this many buckets before the start, at random. */
+const SHUFFLE_BUCKETS = 60
+
+export interface Decision {
+  outcome: 'admitted' | 'queued' | 'rejected'
+  reason: DecisionReason
+  ticketId: string
+  bucketId: number | undefined
+  snapshot: Snapshot | undefined
+  /** Seconds until the next check-in counts (0: no refresh). */
+  refresh: number
+  /** True when this request gave the user their first place in line. */
+  newlyQueued: boolean
+}
+
+/** Decides for a user without a session and records what the decision counts. */
+export async function decide(room: Room, c: Context, s: EffectiveSettings, ticket: Ticket | undefined, now: number): Promise<Decision> {
+  if (s.queueingMethod === 'reject') {
+    return { outcome: 'rejected', reason: 'reject', ticketId: '', bucketId: undefined, snapshot: undefined, refresh: 0, newlyQueued: false }
+  }
+  const queued = ticket !== undefined // a live ticket that is not admitted is a queued one
+  const ticketId = ticket?.ticketId ?? randomId()
+  room.link.setSessionDuration(s.sessionDurationMinutes, now)
+  const location = room.locationOf(c)
+  const coordinator = room.coordinatorOf(c)
+
+  // Refresh spam buys nothing: a check-in before the interval is over gets the page again, undecided.
+  const dueAt = ticket ? ticket.lastCheckInTime + ticket.refreshIntervalSeconds * 1000 : 0
+  if (ticket && now < dueAt - CHECK_IN_TOLERANCE_MS) {
+    room.report(c, location, now, coordinator)
+    const left = Math.max(1, Math.ceil((dueAt - now) / 1000))
+    return { outcome: 'queued', reason: 'too-early', ticketId, bucketId: ticket.bucketId, snapshot: room.link.snapshot(now), refresh: left, newlyQueued: false }
+  }
+
+  const minute = minuteOf(now)
+  const asked = await askForSlot(room, s, coordinator, location, ticket, ticketId, now)
+  const { result, reason, snapshot, bucketId } = asked
+  if (result.admitted) {
+    recordAdmission(room, location, ticket, bucketId, minute, ticketId, result)
+    room.report(c, location, now, coordinator)
+    return { outcome: 'admitted', reason, ticketId, bucketId, snapshot, refresh: 0, newlyQueued: false }
+  }
+  recordQueueCheckIn(room, location, ticket, bucketId, minute, ticketId)
+  room.report(c, location, now, coordinator)
+  return { outcome: 'queued', reason, ticketId, bucketId, snapshot, refresh: jitteredRefresh(room), newlyQueued: !queued }
+}
+
+interface Asked {
+  result: SlotResult
+  reason: DecisionReason
+  snapshot: Snapshot | undefined
+  bucketId: number
+}
+
+/** The room's rules in order: prequeue, passthrough, queue-all, a room recovering from lost state, then the counters. */
+async function askForSlot(
+  room: Room,
+  s: EffectiveSettings,
+  coordinator: Coordinator,
+  location: string,
+  ticket: Ticket | undefined,
+  ticketId: string,
+  now: number,
+): Promise<Asked> {
+  const { o } = room
+  const minute = minuteOf(now)
+  const asked: Asked = { result: { admitted: false, roundTrips: 0 }, reason: 'no-slot', snapshot: undefined, bucketId: ticket?.bucketId ?? minute }
+  try {
+    const snapshot = (asked.snapshot = await room.link.ready(coordinator, location, now))
+    const event = s.phase.event
+    if (s.phase.prequeueing && event) {
+      asked.reason = 'prequeue'
+      // Prequeued users go before everyone arriving after the start; shuffled, in a random order among themselves.
+      if (!ticket && event.shuffleAtEventStart) asked.bucketId = minuteOf(event.eventStartTime) - 1 - Math.floor(o.random() * SHUFFLE_BUCKETS)
+    } else if (s.queueingMethod === 'passthrough') {
+      asked.result = { admitted: true, roundTrips: 0 }
+      asked.reason = 'passthrough'
+    } else if (s.queueAll) {
+      asked.reason = 'queue-all'
+    } else if (snapshot.recovering && o.failMode === 'closed') {
+      asked.reason = 'recovering'
+    } else {
+      const plan = room.planOf(snapshot, s)
+      const limits: CounterLimits | undefined =
+        s.queueingMethod === 'random'
+          ? randomLimits(plan, location, releasedFraction(o.roomId, minute, now - minute * MINUTE_MS))
+          : fifoLimits(plan, location, ticket ? asked.bucketId : undefined)
+      if (!limits) asked.reason = 'not-eligible'
+      else if (limits.localLimit > 0 || limits.anywhereLimit > 0) {
+        const slot = takeSlot(coordinator, {
+          roomId: o.roomId,
+          location,
+          minute,
+          ...limits,
+          localPreviousReported: snapshot.takenLastMinute.locations[location] ?? 0,
+          anywherePreviousReported: snapshot.takenLastMinute.anywhere,
+          token: ticketId,
+        })
+        asked.result = await withTimeout(slot, o.coordinatorTimeoutMs, coordinator.name)
+        room.metrics.counterRoundTrips += asked.result.roundTrips
+        if (asked.result.admitted) asked.reason = 'slot'
+      }
+    }
+  } catch (error) {
+    room.link.failed(error, now)
+    asked.result = { admitted: o.failMode === 'open', roundTrips: 0 }
+    asked.reason = o.failMode === 'open' ? 'fail-open' : 'fail-closed'
+  }
+  return asked
+}
+
+/**
+ * What an admission adds beyond the coordinator's own count: the queue place it leaves and the traffic it
+ * makes, once per worker and minute. A slot granted by a counter was counted by the counter; this worker only
+ * observes it until its next sync. An admission no counter granted (passthrough, fail-open) is recorded here.
+ */
+function recordAdmission(room: Room, location: string, ticket: Ticket | undefined, bucketId: number, minute: number, ticketId: string, result: SlotResult): void {
+  const { link } = room
+  if (!link.firstCheckIn(`admitted:${ticketId}`, minute)) return
+  const granted = admissionDeltas({ roomId: room.o.roomId, location, scope: result.via === 'anywhere' ? ANYWHERE : location, minute, limit: 0, token: ticketId })
+  if (result.via === undefined) for (const field in granted) link.record(location, field, granted[field]!)
+  else if (!result.repeat) link.observe(location, granted)
+  if (link.firstCheckIn(ticketId, minute)) link.record(location, trafficField(minute), 1)
+  const previous = ticket ? minuteOf(ticket.lastCheckInTime) : undefined
+  if (previous !== undefined && previous > minute - room.waitingWindow) link.record(location, waitingField(previous, bucketId), -1)
+}
+
+/** Counts a queued user's check-in in `minute`, moving them out of the minute of their previous one. */
+function recordQueueCheckIn(room: Room, location: string, ticket: Ticket | undefined, bucketId: number, minute: number, ticketId: string): void {
+  const { link } = room
+  if (!link.firstCheckIn(ticketId, minute)) return
+  link.record(location, trafficField(minute), 1)
+  const previous = ticket ? minuteOf(ticket.lastCheckInTime) : undefined
+  if (previous === minute) return
+  if (previous !== undefined && previous > minute - room.waitingWindow) link.record(location, waitingField(previous, bucketId), -1)
+  link.record(location, waitingField(minute, bucketId), 1)
+}
+
+/** The base refresh interval, ±10%, so check-ins spread out. */
+function jitteredRefresh(room: Room): number {
+  const base = room.o.refreshIntervalSeconds
+  const spread = Math.max(1, Math.round(base * REFRESH_JITTER))
+  return base + Math.round((room.o.random() * 2 - 1) * spread)
+}

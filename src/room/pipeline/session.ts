@@ -1,0 +1,61 @@
+/**
+ * @module
+ * The session stage: read the ticket cookie, and carry an admitted user with a live session through without
+ * any coordinator call — the renewal once a minute is a recorded count, reported in the background.
+ */
+import type { Context } from 'hono'
+import { minuteOf } from '../../clock.ts'
+import type { EffectiveSettings } from '../../admission/settings.ts'
+import { activeField, trafficField } from '../../coordination/state.ts'
+import { cookieHeaderOf, readCookie } from '../../ticket/cookie.ts'
+import type { Ticket } from '../../ticket/ticket.ts'
+import type { Room } from '../room.ts'
+
+export interface TicketRead {
+  /** The ticket, if it is live and not revoked: a new user otherwise. */
+  ticket: Ticket | undefined
+  /** Sealed with an older key of the ring: reseal it. */
+  stale: boolean
+}
+
+/** Reads and opens the ticket cookie. A remembered cookie text is answered without an await. */
+export async function readTicket(room: Room, c: Context, now: number, s: EffectiveSettings): Promise<TicketRead> {
+  const cookie = readCookie(cookieHeaderOf(c), room.o.cookieName)
+  if (cookie === undefined) return { ticket: undefined, stale: false }
+  const sealer = room.sealerOf(c)
+  const opened = sealer.cached(cookie) ?? (await sealer.open(cookie))
+  if (!opened || !room.live(opened.ticket, now, s)) return { ticket: undefined, stale: false }
+  if (room.revokeEnabled && room.link.snapshot(now)?.revoked.has(opened.ticket.ticketId)) return { ticket: undefined, stale: false }
+  return opened
+}
+
+/**
+ * An admitted user with a live session. Renewal moves their count to this minute (once per worker and minute)
+ * and rewrites the cookie; a session older than the room's stored state (a backend that lost its state) tells
+ * every worker the active count is short. Returns the minute the session is now counted in.
+ */
+export async function continueSession(room: Room, c: Context, ticket: Ticket, stale: boolean, now: number, s: EffectiveSettings): Promise<number> {
+  const { link } = room
+  const minute = minuteOf(now)
+  const lastMinute = minuteOf(ticket.lastCheckInTime)
+  const epoch = link.epoch
+  if (epoch && ticket.lastCheckInTime < epoch.startedAt - EPOCH_CLOCK_MARGIN_MS) link.noteLostState(room.locationOf(c), now)
+  if (lastMinute < minute && !s.disableSessionRenewal) {
+    const location = room.locationOf(c)
+    if (link.firstCheckIn(ticket.ticketId, minute)) {
+      // A minute before the stored state began was never counted there: moving out of it would under-count.
+      if (!epoch || lastMinute >= minuteOf(epoch.startedAt)) link.record(location, activeField(lastMinute), -1)
+      link.record(location, activeField(minute), 1)
+      link.record(location, trafficField(minute), 1)
+      room.report(c, location, now)
+    }
+    await room.setTicket(c, { ...ticket, lastCheckInTime: now }, now, s)
+    return minute
+  }
+  if (stale) await room.setTicket(c, ticket, now, s)
+  else if (s.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
+  return lastMinute
+}
+
+/** Worker clocks differ a little: a session this much older than the state's start may still be counted in it. */
+const EPOCH_CLOCK_MARGIN_MS = 5000

@@ -1,0 +1,153 @@
+/**
+ * @module
+ * A `Room`: everything `waitingRoom()` builds once from its options — the settings source, the worker's link
+ * to the coordinator, the ticket sealer, the minute-plan cache, the cookie writer — so the request pipeline
+ * (`pipeline/`) is plain functions of `(room, c, …)`.
+ */
+import type { Context } from 'hono'
+import { minuteOf, MINUTE_MS } from '../clock.ts'
+import { normalizeEvents } from '../admission/events.ts'
+import { defaultLocation } from '../admission/location.ts'
+import { planMinute, type MinutePlan } from '../admission/plan.ts'
+import { SettingsSource, type EffectiveSettings } from '../admission/settings.ts'
+import { waitingWindowMinutes, type Snapshot } from '../admission/snapshot.ts'
+import type { Coordinator } from '../coordination/coordinator.ts'
+import { memoryCoordinator } from '../coordination/memory.ts'
+import { WorkerLink } from '../coordination/worker-link.ts'
+import { isHttps, serializeCookie, type CookieAttributes } from '../ticket/cookie.ts'
+import { ticketSealerOf } from '../ticket/secret.ts'
+import type { Ticket } from '../ticket/ticket.ts'
+import { coverageCheck } from './coverage.ts'
+import type { RoomHandle } from './decision.ts'
+import { waitUntilOf, deferTo } from './execution.ts'
+import { RoomMetrics } from './metrics.ts'
+import type { ResolvedOptions } from './options.ts'
+
+/** A queued ticket outlives this many refresh intervals after its last check-in. */
+const QUEUED_TICKET_CHECK_INS = 3
+/** A ticket checked in further in the future than this was not sealed by a sane clock: a new user. */
+const CLOCK_SKEW_MS = 30_000
+/** Longest a worker uses a snapshot (or settings) before refreshing them with nothing to report. */
+const MAX_SNAPSHOT_AGE_MS = 5000
+/** Report interval when neither the option nor the coordinator states one (remote backends). */
+const DEFAULT_SYNC_INTERVAL_MS = 1000
+
+export class Room {
+  readonly o: ResolvedOptions
+  readonly settings: SettingsSource
+  readonly link: WorkerLink
+  readonly metrics = new RoomMetrics()
+  /** Undefined when the room covers every request. */
+  readonly covers: ((c: Context) => boolean | Promise<boolean>) | undefined
+  readonly revokeEnabled: boolean
+  readonly waitingWindow: number
+  readonly sealerOf: ReturnType<typeof ticketSealerOf>
+  readonly locationOf: (c: Context) => string
+  readonly #fixedCoordinator: Coordinator | undefined
+  readonly #cookie: CookieAttributes
+  #plan: { plan: MinutePlan; snapshot: Snapshot; settings: EffectiveSettings } | undefined
+
+  constructor(o: ResolvedOptions) {
+    this.o = o
+    const { totalActiveUsers, newUsersPerMinute, sessionDurationMinutes, disableSessionRenewal, queueingMethod } = o
+    const runtime = { totalActiveUsers, newUsersPerMinute, sessionDurationMinutes, disableSessionRenewal, queueingMethod }
+    const more = { queueAll: o.queueAll, suspended: o.suspended, queueingStatusCode: o.queueingStatusCode, template: o.template }
+    this.settings = new SettingsSource(o.roomId, { ...runtime, ...more }, normalizeEvents(o.events), o.storage, MAX_SNAPSHOT_AGE_MS)
+    this.#fixedCoordinator = typeof o.coordinator === 'function' ? undefined : (o.coordinator ?? memoryCoordinator())
+    this.locationOf = o.location ?? defaultLocation
+    this.waitingWindow = waitingWindowMinutes(o.refreshIntervalSeconds)
+    this.link = new WorkerLink({
+      roomId: o.roomId,
+      sessionDurationMinutes: o.sessionDurationMinutes,
+      syncIntervalMs: o.syncIntervalMs ?? this.#fixedCoordinator?.preferredSyncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS,
+      maxSnapshotAgeMs: MAX_SNAPSHOT_AGE_MS,
+      timeoutMs: o.coordinatorTimeoutMs,
+      clock: o.clock,
+      waitingWindowMinutes: this.waitingWindow,
+    })
+    this.covers = coverageCheck(o.coverage)
+    this.revokeEnabled = o.enabledOriginCommands.includes('revoke')
+    this.#cookie = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain, partitioned: o.cookiePartitioned }
+    this.sealerOf = ticketSealerOf(o.roomId, o.secret)
+  }
+
+  coordinatorOf(c: Context): Coordinator {
+    return this.#fixedCoordinator ?? (this.o.coordinator as (c: Context) => Coordinator)(c)
+  }
+
+  /** The minute's plan, computed once per snapshot and settings. */
+  planOf(snapshot: Snapshot, settings: EffectiveSettings): MinutePlan {
+    const cached = this.#plan
+    if (cached && cached.snapshot === snapshot && cached.settings === settings) return cached.plan
+    const plan = planMinute(snapshot, settings)
+    this.#plan = { plan, snapshot, settings }
+    return plan
+  }
+
+  /** The settings now; awaits only the very first load (an unreachable storage leaves the options in force). */
+  settingsAt(c: Context, now: number): EffectiveSettings | Promise<EffectiveSettings> {
+    const { settings } = this
+    if (!settings.loaded) return settings.load(now).then(() => settings.at(now), () => settings.at(now))
+    if (settings.refreshDue(now)) settings.maybeRefresh(now, waitUntilOf(c))
+    return settings.at(now)
+  }
+
+  /**
+   * A session lasts through minute m + sessionDurationMinutes of its last check-in, so it leaves the count
+   * exactly then. A queued ticket is the user's place in line: it outlives the refresh interval (and a missed
+   * check-in or two) whatever the session length, or a slow refresh sends the user to the back.
+   */
+  sessionEndsAt(ticket: Ticket, s: EffectiveSettings): number {
+    const from = ticket.acceptedAt > 0 && s.disableSessionRenewal ? ticket.acceptedAt : ticket.lastCheckInTime
+    const session = (minuteOf(from) + s.sessionDurationMinutes + 1) * MINUTE_MS
+    if (ticket.acceptedAt > 0) return session
+    return Math.max(session, ticket.lastCheckInTime + QUEUED_TICKET_CHECK_INS * ticket.refreshIntervalSeconds * 1000)
+  }
+
+  live(ticket: Ticket, now: number, s: EffectiveSettings): boolean {
+    return ticket.lastCheckInTime <= now + CLOCK_SKEW_MS && now < this.sessionEndsAt(ticket, s)
+  }
+
+  /** Seals `ticket` into the cookie, for as long as it lives. */
+  async setTicket(c: Context, ticket: Ticket, now: number, s: EffectiveSettings): Promise<void> {
+    const value = await this.sealerOf(c).seal(ticket)
+    const maxAge = (this.sessionEndsAt(ticket, s) - now) / 1000
+    c.header('Set-Cookie', this.cookie(c, value, maxAge), { append: true })
+  }
+
+  /** The ticket cookie's header value (an empty value with max-age 0 clears it). */
+  cookie(c: Context, value: string, maxAgeSeconds: number): string {
+    const https = isHttps(c.req.url, c.req.header('x-forwarded-proto'))
+    return serializeCookie(this.o.cookieName, value, maxAgeSeconds, this.#cookie, https)
+  }
+
+  /** Starts a background report if one is due (never waits for it). */
+  report(c: Context, location: string, now: number, coordinator = this.coordinatorOf(c)): void {
+    this.link.maybeSync(coordinator, location, now, deferTo(c))
+  }
+
+  /** What the admin API and servers hold on to. */
+  handle(): RoomHandle {
+    const room = this
+    return {
+      roomId: this.o.roomId,
+      options: this.o,
+      settings: this.settings,
+      metrics: this.metrics,
+      link: this.link,
+      coordinatorOf: (c) => this.coordinatorOf(c),
+      locationOf: this.locationOf,
+      flush: () => this.link.flush(),
+      async status(c) {
+        const now = room.o.clock()
+        const s = await room.settingsAt(c, now)
+        room.link.setSessionDuration(s.sessionDurationMinutes, now)
+        const coordinator = room.coordinatorOf(c)
+        const location = room.locationOf(c)
+        const snapshot = await room.link.ready(coordinator, location, now)
+        room.report(c, location, now, coordinator)
+        return { settings: s, snapshot, plan: room.planOf(snapshot, s) }
+      },
+    }
+  }
+}
