@@ -6,7 +6,8 @@
 //   node_modules/.bin/bun adapters/bun-sqlite/bench.mjs [...]          (bun:sqlite)
 //
 // A decision is the fused `takeSlot` a new user costs: one BEGIN IMMEDIATE transaction that looks the
-// ticket up, takes a slot from the location counter and remembers the ticket. Every process decides
+// ticket up, takes a slot from the location counter, remembers the ticket and counts the admission in
+// the location's state. Every process decides
 // for the same room and location, so they all contend for the same row: the worst case.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -28,6 +29,9 @@ const IN_FLIGHT = flag('in-flight', 16)
 async function measure(kind, file, ms) {
   const db = openDatabase(file)
   const coordinator = adapter.sqliteCoordinator(db)
+  // The coordinator sets a busy timeout of 0 (it retries asynchronously); the bare statement, which has no
+  // retry, gets SQLite's own busy wait back, as an app would use it.
+  if (kind === 'bare') db.exec('PRAGMA busy_timeout = 50')
   const upsert = db.prepare(
     `INSERT INTO bare_counters (minute, room, scope, count) VALUES (?, ?, ?, 1)
      ON CONFLICT (minute, room, scope) DO UPDATE SET count = count + 1 RETURNING count`,

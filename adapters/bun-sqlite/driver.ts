@@ -1,9 +1,9 @@
 /**
  * @module
- * The few methods of a synchronous SQLite handle this adapter uses, and the one way it writes: a
- * `BEGIN IMMEDIATE` transaction retried while the file is locked. `bun:sqlite`'s `Database` and
- * better-sqlite3's both fit {@link SqliteDatabase}, so one SQL implementation serves Bun and Node;
- * neither library is imported here.
+ * The few methods of a synchronous SQLite handle this adapter uses, which errors mean what, and one
+ * connection's write path (`BEGIN IMMEDIATE` transactions and savepoints; ./writer.ts queues the calls).
+ * `bun:sqlite`'s `Database` and better-sqlite3's both fit {@link SqliteDatabase}, so one SQL implementation
+ * serves Bun and Node; neither library is imported here.
  */
 import { WaitingRoomError } from '../../src/errors.ts'
 
@@ -22,87 +22,97 @@ export interface SqliteDatabase {
   prepare(sql: string): SqliteStatement
   /** Runs one or more statements without results (both libraries accept several, `;`-separated). */
   exec(sql: string): unknown
+  /** Both libraries have it; the coordinator closes a handle whose file was deleted or replaced. */
+  close?(): unknown
 }
 
-/** Backoff between attempts after SQLite's own busy wait ran out: doubles from here… */
-const FIRST_BACKOFF_MS = 4
-/** …up to here, with jitter, so processes that collided do not collide again in step. */
-const MAX_BACKOFF_MS = 100
+/** Low byte of SQLite's result codes, for bun:sqlite errors that carry only `errno`. */
+const BUSY = [5, 6] // SQLITE_BUSY, SQLITE_LOCKED
+const FILE_ERRORS = [8, 10, 11, 13, 14, 26] // READONLY, IOERR, CORRUPT, FULL, CANTOPEN, NOTADB
+
+function sqliteCode(error: unknown): { code?: string; primary?: number } {
+  if (typeof error !== 'object' || error === null) return {}
+  const { code, errno } = error as { code?: unknown; errno?: unknown }
+  return { code: typeof code === 'string' ? code : undefined, primary: typeof errno === 'number' ? errno & 0xff : undefined }
+}
 
 /**
  * SQLITE_BUSY (another connection holds the write lock, also `_SNAPSHOT`/`_RECOVERY`) or SQLITE_LOCKED.
  * Both libraries put the extended code name on `code`; `errno` (bun:sqlite) is the fallback.
  */
 export function isBusy(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false
-  const { code, errno } = error as { code?: unknown; errno?: unknown }
-  if (typeof code === 'string') return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')
-  return typeof errno === 'number' && ((errno & 0xff) === 5 || (errno & 0xff) === 6)
+  const { code, primary } = sqliteCode(error)
+  if (code !== undefined) return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')
+  return primary !== undefined && BUSY.includes(primary)
 }
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-export interface TransactionPolicy {
-  /** Adapter name for error messages. */
-  adapter: string
-  /** Total ms a call keeps retrying a locked file before it fails. */
-  maxLockWaitMs: number
-}
-
-/** Runs `work` in a write transaction; resolves with its result or rejects with a WaitingRoomError. */
-export type Transaction = <T>(what: string, work: () => T) => Promise<T>
 
 /**
- * Every decision is one `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up front, so SQLite's
- * busy handler applies. A deferred transaction that reads and then writes can fail with SQLITE_BUSY
- * at the write, busy_timeout or not, because its read snapshot went stale (WAL: SQLITE_BUSY_SNAPSHOT).
- * `work` is synchronous, so no two transactions of one connection interleave.
+ * An error that says the file itself is unusable, not that it is busy: read-only (permissions, a file
+ * replaced under the connection), I/O error, cannot open, corrupt, full, not a database.
  */
-export function transactions(db: SqliteDatabase, policy: TransactionPolicy): Transaction {
-  const begin = db.prepare('BEGIN IMMEDIATE')
-  const commit = db.prepare('COMMIT')
-  const rollback = db.prepare('ROLLBACK')
+export function isFileError(error: unknown): boolean {
+  const { code, primary } = sqliteCode(error)
+  if (code !== undefined) return /^SQLITE_(READONLY|IOERR|CORRUPT|FULL|CANTOPEN|NOTADB)/.test(code)
+  return primary !== undefined && FILE_ERRORS.includes(primary)
+}
 
-  const once = <T>(work: () => T): T => {
-    begin.run()
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** One connection's write path: its statements, write transactions and savepoints. */
+export interface Connection<S> {
+  statements: S
+  /** Runs `work` in one write transaction, at once: throws SQLITE_BUSY rather than wait for the lock. */
+  attempt<T>(work: () => T): T
+  /** Runs `work` inside the open transaction so that its failure undoes only its own writes. */
+  savepoint<T>(work: () => T): T
+}
+
+/** Where each attempt finds its connection: the file may be reopened between two attempts. */
+export interface ConnectionSource<S> {
+  /** The connection to use now; throws a WaitingRoomError saying why there is none. */
+  current(): Connection<S>
+  /** `connection` failed with a file error (see {@link isFileError}): look at the file again now. */
+  failed(connection: Connection<S>, error: unknown): void
+}
+
+/** `work` then `done`; if either fails, `undo` (whose own failure is ignored: SQLite ends a transaction itself on some errors). */
+function undoing<T>(work: () => T, done: () => void, undo: () => void): T {
+  try {
+    const result = work()
+    done()
+    return result
+  } catch (error) {
     try {
-      const result = work()
-      commit.run()
-      return result
-    } catch (error) {
-      try {
-        rollback.run()
-      } catch {
-        // Nothing to roll back: SQLite already ended the transaction (it does on some errors).
-      }
-      throw error
+      undo()
+    } catch {
+      // Nothing to undo: SQLite already ended the transaction.
     }
+    throw error
   }
+}
 
-  return async function transaction<T>(what: string, work: () => T): Promise<T> {
-    const started = Date.now()
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return once(work)
-      } catch (error) {
-        if (!isBusy(error)) {
-          throw new WaitingRoomError('ERR_WR_COORDINATOR', `${policy.adapter}: ${what} failed: ${messageOf(error)}`, { cause: error })
-        }
-        const waited = Date.now() - started
-        if (waited >= policy.maxLockWaitMs) {
-          throw new WaitingRoomError(
-            'ERR_WR_COORDINATOR',
-            `${policy.adapter}: ${what} gave up after ${waited} ms: the database file stayed locked (SQLITE_BUSY). ` +
-              'Another connection holds a long write transaction: keep its transactions short, or raise maxLockWaitMs.',
-            { cause: error },
-          )
-        }
-        // Async backoff: the event loop serves other requests (admitted users need no lock) meanwhile.
-        const ceiling = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** attempt)
-        await sleep(Math.min(ceiling / 2 + Math.random() * (ceiling / 2), policy.maxLockWaitMs - waited))
-      }
-    }
+/**
+ * The write path of `db`. A transaction starts with `BEGIN IMMEDIATE`, so a locked file answers SQLITE_BUSY
+ * at once (the busy timeout is 0), never in the middle: a deferred transaction that reads and then writes
+ * can fail at the write because its read snapshot went stale (WAL: SQLITE_BUSY_SNAPSHOT). Everything is
+ * synchronous, so no two transactions of one connection interleave.
+ */
+export function connectionOf<S>(db: SqliteDatabase, statements: S): Connection<S> {
+  const sql = (text: string) => db.prepare(text)
+  const [begin, commit, rollback] = [sql('BEGIN IMMEDIATE'), sql('COMMIT'), sql('ROLLBACK')]
+  const [mark, release, rollbackTo] = [sql('SAVEPOINT wr_call'), sql('RELEASE wr_call'), sql('ROLLBACK TO wr_call')]
+  return {
+    statements,
+    attempt(work) {
+      begin.run()
+      return undoing(work, () => commit.run(), () => rollback.run())
+    },
+    savepoint(work) {
+      mark.run()
+      return undoing(work, () => release.run(), () => {
+        rollbackTo.run()
+        release.run()
+      })
+    },
   }
 }

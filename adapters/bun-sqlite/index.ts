@@ -6,9 +6,12 @@
  * and every sync reads the whole room back, so there is no aggregator to restart.
  *
  * The handle is passed in (`bun:sqlite` on Bun, `better-sqlite3` on Node; `./node.ts` opens the
- * latter from a path). Both are synchronous; each call is one short `BEGIN IMMEDIATE` transaction.
- * The adapter sets WAL, `synchronous` and `busy_timeout` on that handle: give the room its own
- * connection (another `new Database(path)` on the same file is cheap).
+ * latter from a path). Both are synchronous; each call runs in a short `BEGIN IMMEDIATE` transaction
+ * (calls that queued while the file was locked share one), and a locked file is retried asynchronously,
+ * never waited for on the thread that serves requests (`./writer.ts`). The
+ * coordinator owns the handle: it sets WAL, `synchronous` and a busy timeout of 0 on it, and closes it
+ * when its file is deleted or replaced (`./file-connection.ts`) — give the room its own connection
+ * (another `new Database(path)` on the same file is cheap).
  *
  * @example
  * ```ts
@@ -28,12 +31,15 @@ import {
   type SlotRequest,
   type SlotResult,
 } from '../../src/coordination/coordinator.ts'
-import { fieldMinute, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
-import { transactions, type SqliteDatabase } from './driver.ts'
-import { openSchema, resolveOptions, type SqliteCoordinatorOptions } from './setup.ts'
-import { readRoom, takeCounter } from './rows.ts'
+import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
+import type { SqliteDatabase } from './driver.ts'
+import { fileConnections } from './file-connection.ts'
+import type { Statements } from './schema.ts'
+import { resolveOptions, type SqliteCoordinatorOptions } from './setup.ts'
+import { applyReport, readRoom, roomEpoch, takeCounter } from './rows.ts'
+import { writer } from './writer.ts'
 
-export { isBusy, type SqliteDatabase, type SqliteStatement, type SqlValue } from './driver.ts'
+export { isBusy, isFileError, type SqliteDatabase, type SqliteStatement, type SqlValue } from './driver.ts'
 export type { SqliteCoordinatorOptions } from './setup.ts'
 
 export const DRIVER_NAME = 'bun-sqlite'
@@ -47,17 +53,22 @@ const LOCATION_FORGET_MS = 24 * 60 * 60_000
 export interface SqliteCoordinator extends Coordinator {
   readonly preferredSyncIntervalMs: number
   takeSlot(request: SlotRequest): Promise<SlotResult>
+  /** Closes the database handle (checkpointing the WAL when it is the file's last connection); later calls fail. */
+  close(): void
 }
 
 /**
  * A coordinator over an open SQLite database. Creates its tables if missing, switches the file to WAL
- * (readers never block the writer; the other processes' commits are visible at once) and sets the busy
- * timeout. Throws a WaitingRoomError at once if the options are invalid or the file cannot be set up.
+ * (readers never block the writer; the other processes' commits are visible at once). Throws a
+ * WaitingRoomError at once if the options are invalid or the handle cannot be set up; a file this process
+ * cannot write is logged, and calls fail (the room's `failMode`) until it can.
  */
 export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinatorOptions = {}): SqliteCoordinator {
   const o = resolveOptions(DRIVER_NAME, options)
-  const s = openSchema(DRIVER_NAME, db, o)
-  const transaction = transactions(db, { adapter: DRIVER_NAME, maxLockWaitMs: o.maxLockWaitMs })
+  const connections = fileConnections(DRIVER_NAME, db, o)
+  const transaction = writer(DRIVER_NAME, connections)
+  const decisionWait = { ms: o.maxLockWaitMs, option: 'maxLockWaitMs' }
+  const reportWait = { ms: o.maxSyncLockWaitMs, option: 'maxSyncLockWaitMs' }
 
   // Pruning runs once per minute per process, inside the call that first sees the new minute, so it
   // costs one range delete a minute instead of a scan per call. Several processes each doing it is
@@ -65,14 +76,14 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
   let countersPrunedFor = Number.NEGATIVE_INFINITY
   const statePrunedFor = new Map<string, number>()
 
-  const pruneCounters = (minute: number): void => {
+  const pruneCounters = (s: Statements, minute: number): void => {
     if (minute <= countersPrunedFor) return
     countersPrunedFor = minute
     s.pruneCounters.run(minute - COUNTER_TTL_MINUTES)
     s.pruneTokens.run(minute - COUNTER_TTL_MINUTES)
   }
 
-  const pruneRoom = (roomId: string, minute: number, oldest: number, at: number): void => {
+  const pruneRoom = (s: Statements, roomId: string, minute: number, oldest: number, at: number): void => {
     if (minute <= (statePrunedFor.get(roomId) ?? Number.NEGATIVE_INFINITY)) return
     statePrunedFor.set(roomId, minute)
     s.pruneState.run(roomId, oldest)
@@ -85,16 +96,16 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
     preferredSyncIntervalMs: o.syncIntervalMs,
 
     increment(request: CounterRequest): Promise<CounterResult> {
-      return transaction('increment', () => {
-        pruneCounters(request.minute)
+      return transaction('increment', decisionWait, (s) => {
+        pruneCounters(s, request.minute)
         return takeCounter(s, request)
       })
     },
 
     // The location counter, then the Anywhere counter (seed 000), in one transaction: one lock, one commit.
     takeSlot(request: SlotRequest): Promise<SlotResult> {
-      return transaction('takeSlot', (): SlotResult => {
-        pruneCounters(request.minute)
+      return transaction('takeSlot', decisionWait, (s): SlotResult => {
+        pruneCounters(s, request.minute)
         if (request.localLimit > 0) {
           const local = takeCounter(s, locationCounterRequest(request))
           if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1 }
@@ -108,27 +119,17 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
     },
 
     sync(report: WorkerReport): Promise<RoomState> {
-      const { roomId, location, at } = report
+      const { roomId, at } = report
       const minute = minuteOf(at)
       const oldest = report.keepMinutes > 0 ? minute - report.keepMinutes : Number.MIN_SAFE_INTEGER
-      return transaction('sync', () => {
-        pruneRoom(roomId, minute, oldest, at)
-        if (s.claimReport.get(roomId, report.id, at) != null) {
-          for (const field in report.deltas) {
-            const amount = report.deltas[field]!
-            if (amount !== 0) s.addField.run(roomId, location, field, fieldMinuteOrThrow(field), amount)
-          }
-          s.touchLocation.run(roomId, location, at)
-        }
-        return readRoom(s, roomId, oldest, at, at - LOCATION_FORGET_MS)
+      return transaction('sync', reportWait, (s) => {
+        pruneRoom(s, roomId, minute, oldest, at)
+        applyReport(s, report)
+        const epoch = roomEpoch(s, roomId, report)
+        return { ...readRoom(s, roomId, oldest, at, at - LOCATION_FORGET_MS), epoch }
       })
     },
-  }
-}
 
-/** A field without a minute is a bug in the caller: fail the sync rather than keep the field forever. */
-function fieldMinuteOrThrow(field: string): number {
-  const minute = fieldMinute(field)
-  if (!Number.isInteger(minute)) throw new Error(`field "${field}" has no minute number`)
-  return minute
+    close: () => connections.close(),
+  }
 }

@@ -16,10 +16,8 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { WaitingRoomError } from '../../src/errors.ts'
 import { DRIVER_NAME, sqliteCoordinator, type SqliteCoordinator, type SqliteCoordinatorOptions } from './index.ts'
 
-export interface SqliteStoreCoordinator extends SqliteCoordinator {
-  /** Closes the database (checkpointing the WAL when this is the last connection). */
-  close(): void
-}
+/** The coordinator over a path (`close()` closes the database it opened). */
+export type SqliteStoreCoordinator = SqliteCoordinator
 
 function loadBetterSqlite3(): typeof BetterSqlite3 {
   try {
@@ -48,9 +46,10 @@ export function sqliteStoreCoordinator(path: string, options?: SqliteCoordinator
     )
   }
   try {
-    return Object.assign(sqliteCoordinator(db, options), { close: () => db.close() })
+    // The default reopen (`new (db.constructor)(path)`) is this same better-sqlite3 class.
+    return sqliteCoordinator(db, options)
   } catch (error) {
-    db.close()
+    if (db.open) db.close()
     throw error
   }
 }

@@ -1,10 +1,12 @@
 /**
  * @module
- * The two reads-and-writes every call is made of, run inside a transaction by the caller: take a slot
- * from one minute counter, and read a room's state back into the shape the core merges.
+ * The reads-and-writes every call is made of, run inside one transaction by the caller: take a slot from
+ * one minute counter (and count the admission it grants), merge a report, and read a room's state back
+ * into the shape the core merges, with the room's epoch.
  */
-import { effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
-import type { LocationState, RoomState } from '../../src/coordination/state.ts'
+import { admissionDeltas, effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
+import { fieldMinute, newEpoch } from '../../src/coordination/state.ts'
+import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import type { Statements } from './schema.ts'
 
 type Row<T> = T | null | undefined
@@ -12,9 +14,12 @@ type Row<T> = T | null | undefined
 /**
  * The conditional counter: a known token gets its first answer back; else a slot if `count` is below the
  * effective limit — `limit` lowered by what minute − 1 of the same counter gave beyond `previousReported`
- * (read in the same transaction; pruning keeps ≥ 3 minutes, so minute − 1 is still there).
+ * (read in the same transaction; pruning keeps ≥ 3 minutes, so minute − 1 is still there). A fresh grant
+ * adds its admission to the asking location's state here, in the caller's transaction: no crash can
+ * separate the slot from its count.
  */
-export function takeCounter(s: Statements, { roomId, scope, minute, limit: requested, previousReported, token }: CounterRequest): CounterResult {
+export function takeCounter(s: Statements, request: CounterRequest): CounterResult {
+  const { roomId, scope, minute, limit: requested, previousReported, token } = request
   const earlier = s.findToken.get(minute, roomId, scope, token) as Row<{ seq: number }>
   if (earlier != null) return { taken: true, seq: earlier.seq, repeat: true }
   const previous = previousReported === undefined ? 0 : ((s.readCounter.get(minute - 1, roomId, scope) as Row<{ count: number }>)?.count ?? 0)
@@ -24,11 +29,36 @@ export function takeCounter(s: Statements, { roomId, scope, minute, limit: reque
     const taken = s.takeCounter.get(minute, roomId, scope, limit) as Row<{ seq: number }>
     if (taken != null) {
       s.rememberToken.run(minute, roomId, scope, token, taken.seq)
+      if (request.location !== undefined) addDeltas(s, roomId, request.location, admissionDeltas(request))
       return { taken: true, seq: taken.seq }
     }
   }
   const current = s.readCounter.get(minute, roomId, scope) as Row<{ count: number }>
   return { taken: false, seq: current?.count ?? 0 }
+}
+
+/**
+ * Merges a report into its location: its deltas, then each `once` key that is absent (set to 1, with its
+ * deltas). Returns false for a report id already applied (a retry), which changes nothing.
+ */
+export function applyReport(s: Statements, report: WorkerReport): boolean {
+  const { roomId, location, at } = report
+  if (s.claimReport.get(roomId, report.id, at) == null) return false
+  addDeltas(s, roomId, location, report.deltas)
+  for (const key in report.once ?? {}) {
+    if (s.claimOnce.get(roomId, location, key, fieldMinuteOrThrow(key)) != null) addDeltas(s, roomId, location, report.once![key]!)
+  }
+  s.touchLocation.run(roomId, location, at)
+  return true
+}
+
+/** The room's epoch, created now (by this report) when the file holds none for the room: its state is new. */
+export function roomEpoch(s: Statements, roomId: string, report: WorkerReport): RoomEpoch {
+  const known = s.readEpoch.get(roomId) as Row<RoomEpoch>
+  if (known != null) return { id: known.id, startedAt: known.startedAt }
+  const epoch = newEpoch(report.id, report.at)
+  s.createEpoch.run(roomId, epoch.id, epoch.startedAt)
+  return epoch
 }
 
 /** Every location of the room seen since `seenSince`, with its fields from minute `oldest` on. */
@@ -41,4 +71,18 @@ export function readRoom(s: Statements, roomId: string, oldest: number, at: numb
     ;(locations[row.location] ??= { counts: {}, updatedAt: 0 }).counts[row.field] = row.value
   }
   return { locations, at }
+}
+
+function addDeltas(s: Statements, roomId: string, location: string, deltas: Record<string, number>): void {
+  for (const field in deltas) {
+    const amount = deltas[field]!
+    if (amount !== 0) s.addField.run(roomId, location, field, fieldMinuteOrThrow(field), amount)
+  }
+}
+
+/** A field without a minute is a bug in the caller: fail the call rather than keep the field forever. */
+function fieldMinuteOrThrow(field: string): number {
+  const minute = fieldMinute(field)
+  if (!Number.isInteger(minute)) throw new Error(`field "${field}" has no minute number`)
+  return minute
 }

@@ -18,6 +18,8 @@ export interface Tables {
   locations: string
   /** (room, id) → at: report ids already applied. */
   reports: string
+  /** room → its epoch (id, started_at): written once, when the room's state is first created in this file. */
+  rooms: string
 }
 
 export const tablesFor = (prefix: string): Tables => ({
@@ -26,6 +28,7 @@ export const tablesFor = (prefix: string): Tables => ({
   state: `${prefix}state`,
   locations: `${prefix}locations`,
   reports: `${prefix}reports`,
+  rooms: `${prefix}rooms`,
 })
 
 /** Creates the tables if missing. Run inside a write transaction, so processes starting together agree. */
@@ -46,7 +49,9 @@ export function schemaSql(t: Tables): string {
     CREATE TABLE IF NOT EXISTS ${t.reports} (
       room TEXT NOT NULL, id TEXT NOT NULL, at INTEGER NOT NULL,
       PRIMARY KEY (room, id)) WITHOUT ROWID;
-    CREATE INDEX IF NOT EXISTS ${t.reports}_at ON ${t.reports} (at);`
+    CREATE INDEX IF NOT EXISTS ${t.reports}_at ON ${t.reports} (at);
+    CREATE TABLE IF NOT EXISTS ${t.rooms} (
+      room TEXT NOT NULL PRIMARY KEY, epoch TEXT NOT NULL, started_at INTEGER NOT NULL) WITHOUT ROWID;`
 }
 
 export type Statements = ReturnType<typeof prepareStatements>
@@ -73,6 +78,19 @@ export function prepareStatements(db: SqliteDatabase, t: Tables) {
       `INSERT INTO ${t.state} (room, location, field, minute, value) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (room, location, field) DO UPDATE SET value = value + excluded.value`,
     ),
+    /**
+     * (room, location, key, minute) → { fresh } when the `once` key was absent (now set to 1), else none. A row
+     * left at 0 counts as absent, as a field that reached zero is absent from the counts.
+     */
+    claimOnce: sql(
+      `INSERT INTO ${t.state} (room, location, field, minute, value) VALUES (?, ?, ?, ?, 1)
+       ON CONFLICT (room, location, field) DO UPDATE SET value = 1 WHERE value = 0
+       RETURNING 1 AS fresh`,
+    ),
+    /** (room) → { id, startedAt } | none */
+    readEpoch: sql(`SELECT epoch AS id, started_at AS startedAt FROM ${t.rooms} WHERE room = ?`),
+    /** (room, id, startedAt): run only when readEpoch found none, in the same transaction. */
+    createEpoch: sql(`INSERT INTO ${t.rooms} (room, epoch, started_at) VALUES (?, ?, ?)`),
     /** (room, location, at) */
     touchLocation: sql(
       `INSERT INTO ${t.locations} (room, location, updated_at) VALUES (?, ?, ?)

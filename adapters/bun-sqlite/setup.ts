@@ -1,24 +1,32 @@
 /**
  * @module
- * Options, checked once when the coordinator is built, and the start-up work on the handle: busy
- * timeout, WAL, synchronous level, tables, prepared statements.
+ * Options, checked once when the coordinator is built, and the work that makes a handle ready: WAL, the
+ * synchronous level, the tables (created only when missing, so a reopen takes no write lock), prepared
+ * statements, and a busy timeout of 0 — no SQLite call ever sleeps on the thread once the room serves.
  */
 import { WaitingRoomError } from '../../src/errors.ts'
-import { isBusy, type SqliteDatabase } from './driver.ts'
-import { prepareStatements, schemaSql, tablesFor, type Statements } from './schema.ts'
+import { connectionOf, isBusy, messageOf, type Connection, type SqliteDatabase } from './driver.ts'
+import { prepareStatements, schemaSql, tablesFor, type Statements, type Tables } from './schema.ts'
 
 export interface SqliteCoordinatorOptions {
   /**
-   * How long SQLite itself waits for another connection's write lock before answering busy, in ms
-   * (`PRAGMA busy_timeout`). The thread is blocked meanwhile, so it is short; after it the adapter
-   * retries with an async backoff. Default 50.
-   */
-  busyTimeoutMs?: number
-  /**
-   * Total time one call keeps retrying a locked file before it fails with `ERR_WR_COORDINATOR`, in ms.
-   * Default 1000, the middleware's default `coordinatorTimeoutMs`.
+   * How long a new user's decision (`increment`, `takeSlot`) keeps retrying a file another connection has
+   * locked, in ms, before it fails with `ERR_WR_COORDINATOR` and the room applies its `failMode`. Retries
+   * wait asynchronously: requests of admitted users go on meanwhile. Keep it below the room's
+   * `coordinatorTimeoutMs` (default 1000) so the adapter gives up first. Default 250.
    */
   maxLockWaitMs?: number
+  /**
+   * The same for a background report (`sync`), which no user waits for (but a worker's very first one). Default
+   * 1000.
+   */
+  maxSyncLockWaitMs?: number
+  /**
+   * How often the path is compared with the file the connection has open (one `stat`), in ms: a file deleted
+   * or replaced under the running processes is reopened within this time, and an unwritable one is looked at
+   * again. Default 1000.
+   */
+  fileCheckIntervalMs?: number
   /** How often workers report, in ms, unless the middleware's `syncIntervalMs` is set. Default 200: a local file is cheap. */
   syncIntervalMs?: number
   /** Prefix of the tables this adapter creates, so the file can hold the app's tables too. Default `wr_`. */
@@ -28,12 +36,18 @@ export interface SqliteCoordinatorOptions {
    * loss. `full`: also survives power loss, at an fsync per decision.
    */
   synchronous?: 'normal' | 'full'
+  /**
+   * Opens the file again when the one the handle opened was deleted or replaced, or could not be written at
+   * first. Default: the handle's own class, `new (db.constructor)(path)` — both `bun:sqlite` and
+   * better-sqlite3 open a path that way. Pass it when the handle was opened with options of its own.
+   */
+  reopen?: (path: string) => SqliteDatabase
 }
 
-export type ResolvedSqliteOptions = Required<SqliteCoordinatorOptions>
+export type ResolvedSqliteOptions = Required<Omit<SqliteCoordinatorOptions, 'reopen'>> & Pick<SqliteCoordinatorOptions, 'reopen'>
 
-/** SQLite's own busy wait while tables are created: every process of a host may start at once. */
-const SETUP_BUSY_TIMEOUT_MS = 5000
+/** SQLite's own busy wait while tables are created at start-up: every process of a host may start at once. */
+export const STARTUP_LOCK_WAIT_MS = 5000
 
 function invalid(adapter: string, field: string, expected: string, value: unknown): WaitingRoomError {
   return new WaitingRoomError('ERR_WR_OPTIONS', `${adapter}: invalid option ${field}: expected ${expected}, got ${JSON.stringify(value)}`)
@@ -54,43 +68,68 @@ export function resolveOptions(adapter: string, options: SqliteCoordinatorOption
   }
   const synchronous = options.synchronous ?? 'normal'
   if (synchronous !== 'normal' && synchronous !== 'full') throw invalid(adapter, 'synchronous', '"normal" or "full"', synchronous)
+  if (options.reopen !== undefined && typeof options.reopen !== 'function') {
+    throw invalid(adapter, 'reopen', 'a function (path) => Database', typeof options.reopen)
+  }
   return {
-    busyTimeoutMs: msOption(adapter, 'busyTimeoutMs', options.busyTimeoutMs, 50),
-    maxLockWaitMs: msOption(adapter, 'maxLockWaitMs', options.maxLockWaitMs, 1000),
+    maxLockWaitMs: msOption(adapter, 'maxLockWaitMs', options.maxLockWaitMs, 250),
+    maxSyncLockWaitMs: msOption(adapter, 'maxSyncLockWaitMs', options.maxSyncLockWaitMs, 1000),
+    fileCheckIntervalMs: msOption(adapter, 'fileCheckIntervalMs', options.fileCheckIntervalMs, 1000),
     syncIntervalMs: msOption(adapter, 'syncIntervalMs', options.syncIntervalMs, 200),
     tablePrefix,
     synchronous,
+    reopen: options.reopen,
   }
 }
 
-/** Prepares the handle and returns the statements; throws a WaitingRoomError that says what to fix. */
-export function openSchema(adapter: string, db: SqliteDatabase, o: ResolvedSqliteOptions): Statements {
+/**
+ * Makes `db` ready and returns its connection. `lockWaitMs` > 0 (start-up, before the room serves) retries a
+ * busy file until then, sleeping on the thread; 0 (a reopen while serving) tries once and throws SQLITE_BUSY.
+ */
+export function setUpConnection(db: SqliteDatabase, o: ResolvedSqliteOptions, lockWaitMs: number): Connection<Statements> {
   const tables = tablesFor(o.tablePrefix)
-  const deadline = Date.now() + SETUP_BUSY_TIMEOUT_MS
+  const deadline = Date.now() + lockWaitMs
   for (;;) {
     try {
-      return setUp(adapter, db, o, tables)
+      return setUp(db, o, tables, lockWaitMs)
     } catch (error) {
       // Two processes opening a new file at once: switching it to WAL can fail with SQLITE_BUSY at once,
       // without the busy handler ever being asked, so the whole setup is tried again until the deadline.
-      if (error instanceof WaitingRoomError || !isBusy(error) || Date.now() >= deadline) throw setupError(adapter, error)
+      if (!isBusy(error) || Date.now() >= deadline) throw error
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.floor(Math.random() * 40))
     }
   }
 }
 
-function setUp(adapter: string, db: SqliteDatabase, o: ResolvedSqliteOptions, tables: ReturnType<typeof tablesFor>): Statements {
-  db.exec(`PRAGMA busy_timeout = ${SETUP_BUSY_TIMEOUT_MS}`)
-  const mode = (db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | null)?.journal_mode
-  // `memory` is a `:memory:` database: one process only, which is fine for tests and a single server.
-  if (mode !== 'wal' && mode !== 'memory') {
-    throw new WaitingRoomError(
-      'ERR_WR_COORDINATOR',
-      `${adapter}: the database did not switch to WAL (journal_mode is ${mode}). Use a writable file on a local disk; ` +
-        'WAL needs shared memory, which network filesystems do not offer.',
-    )
+function setUp(db: SqliteDatabase, o: ResolvedSqliteOptions, tables: Tables, lockWaitMs: number): Connection<Statements> {
+  db.exec(`PRAGMA busy_timeout = ${lockWaitMs}`)
+  try {
+    const mode = (db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode?: string } | null)?.journal_mode
+    // `memory` is a `:memory:` database: one process only, which is fine for tests and a single server.
+    if (mode !== 'wal' && mode !== 'memory') {
+      throw new WaitingRoomError(
+        'ERR_WR_COORDINATOR',
+        `the database did not switch to WAL (journal_mode is ${mode}). Use a writable file on a local disk; ` +
+          'WAL needs shared memory, which network filesystems do not offer.',
+      )
+    }
+    db.exec(`PRAGMA synchronous = ${o.synchronous.toUpperCase()}`)
+    if (!hasTables(db, tables)) createTables(db, tables)
+    return connectionOf(db, prepareStatements(db, tables))
+  } finally {
+    db.exec('PRAGMA busy_timeout = 0')
   }
-  db.exec(`PRAGMA synchronous = ${o.synchronous.toUpperCase()}`)
+}
+
+function hasTables(db: SqliteDatabase, tables: Tables): boolean {
+  const names = Object.values(tables)
+  const list = names.map(() => '?').join(', ')
+  const found = db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name IN (${list})`).get(...names)
+  return (found as { n: number }).n === names.length
+}
+
+/** In a write transaction, so processes starting together agree. */
+function createTables(db: SqliteDatabase, tables: Tables): void {
   db.exec('BEGIN IMMEDIATE')
   try {
     db.exec(schemaSql(tables))
@@ -103,15 +142,15 @@ function setUp(adapter: string, db: SqliteDatabase, o: ResolvedSqliteOptions, ta
     }
     throw error
   }
-  const statements = prepareStatements(db, tables)
-  db.exec(`PRAGMA busy_timeout = ${o.busyTimeoutMs}`)
-  return statements
 }
 
-function setupError(adapter: string, error: unknown): WaitingRoomError {
-  if (error instanceof WaitingRoomError) return error
-  const why = isBusy(error)
-    ? `the file stayed locked for ${SETUP_BUSY_TIMEOUT_MS / 1000} s while starting: another connection holds a long transaction on it`
-    : `${error instanceof Error ? error.message : String(error)}. Pass an open, writable bun:sqlite or better-sqlite3 Database`
+/** The error for a handle that could not be made ready, saying what to fix. */
+export function setupError(adapter: string, error: unknown): WaitingRoomError {
+  const why =
+    error instanceof WaitingRoomError
+      ? error.message.replace('[hono-waiting-room] ', '')
+      : isBusy(error)
+        ? `the file stayed locked for ${STARTUP_LOCK_WAIT_MS / 1000} s while starting: another connection holds a long transaction on it`
+        : `${messageOf(error)}. Pass an open, writable bun:sqlite or better-sqlite3 Database`
   return new WaitingRoomError('ERR_WR_COORDINATOR', `${adapter}: could not set up the database: ${why}`, { cause: error })
 }

@@ -4,8 +4,11 @@ import { coordinatorConformance } from '../../test/conformance/coordinator-suite
 import { sqliteCoordinator } from './index.ts'
 import { sqliteStoreCoordinator } from './node.ts'
 import { adapterSuite } from './test/adapter-suite.ts'
+import { busySuite } from './test/busy-suite.ts'
+import { fileSuite } from './test/file-suite.ts'
 import type { SqliteHarness } from './test/harness.ts'
 import { processSuite } from './test/process-suite.ts'
+import { conformanceHarness } from './test/conformance-harness.ts'
 import { tempFiles } from './test/temp-files.ts'
 
 const t = { describe, it, expect, beforeAll, afterAll }
@@ -16,26 +19,12 @@ const harness: SqliteHarness = {
   processRuntimes: [process.execPath, process.execPath, process.execPath, process.execPath],
 }
 
-const files = tempFiles('sqlite-conformance')
-let db: Database.Database | undefined
-let path = ''
-coordinatorConformance(t, {
-  name: `bun-sqlite, ${harness.name}`,
-  // The file is made when the suite starts, so a filtered or listing run leaves nothing behind.
-  create: () => sqliteCoordinator((db = new Database((path = files.next())))),
-  // A restart: close the connection and open the same file again.
-  reopen: () => {
-    db!.close()
-    return sqliteCoordinator((db = new Database(path)))
-  },
-  close: () => {
-    db?.close()
-    files.remove()
-  },
-})
+coordinatorConformance(t, conformanceHarness(harness))
 
 adapterSuite(t, harness)
 processSuite(t, harness)
+busySuite(t, harness)
+fileSuite(t, harness)
 
 describe('sqliteStoreCoordinator (node.ts, for --store)', () => {
   const store = tempFiles('sqlite-store')

@@ -5,9 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-bun=node_modules/.bin/bun
+# Bun is installed in test/runtimes (npm run test:runtimes); a checkout installed before that split has it at the root.
+bun=${BUN:-}
+if [ -z "$bun" ]; then
+  bun=test/runtimes/node_modules/.bin/bun
+  [ -x "$bun" ] || [ ! -x node_modules/.bin/bun ] || bun=node_modules/.bin/bun
+fi
 if [ ! -x "$bun" ] || ! "$bun" --version >/dev/null 2>&1; then
-  echo "test:bun: $bun is missing or does not run; install the devDependencies (npm install)." >&2
+  echo "test:bun: $bun is missing or does not run; install the test runtimes (npm run test:runtimes) or set BUN=/path/to/bun." >&2
   exit 1
 fi
 if ! command -v node >/dev/null 2>&1; then

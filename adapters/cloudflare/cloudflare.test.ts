@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Miniflare } from 'miniflare'
 import { coordinatorConformance } from '../../test/conformance/coordinator-suite.ts'
-import { cleanUpObjects, objectCalls, remoteCoordinator, restartObjects } from './test/remote-coordinator.ts'
+import { cleanUpObjects, objectCalls, remoteCoordinator, restartObjects, wipeRoom } from './test/remote-coordinator.ts'
 import { bundleWorker, startWorkerd, tempDir } from './test/workerd.ts'
 
 const MINUTE = 29_405_520
@@ -29,12 +29,13 @@ function workerdHarness() {
     async create() {
       persist = await tempDir('objects')
       mf = await startWorkerd({ scriptPath, persistDir: persist.path })
-      return remoteCoordinator(mf)
+      return remoteCoordinator(() => mf!)
     },
+    // Every object restarts over the same storage; coordinators made before (other workers) follow along.
     async reopen() {
       await mf!.dispose()
       mf = await startWorkerd({ scriptPath, persistDir: persist!.path })
-      return remoteCoordinator(mf)
+      return remoteCoordinator(() => mf!)
     },
     async close() {
       await mf?.dispose()
@@ -52,6 +53,7 @@ coordinatorConformance({ describe, it, expect, beforeAll, afterAll }, {
   create: () => conformance.create(),
   reopen: () => conformance.reopen(),
   close: () => conformance.close(),
+  wipe: (_, roomId) => wipeRoom(conformance.mf, roomId),
   // Location objects exchange with the global object at most once a second (report clock).
   syncsToPropagate: 1,
   propagationStepMs: 1000,

@@ -1,11 +1,12 @@
 /**
  * @module
- * `durableObjectCoordinator()`: the worker side of the Cloudflare adapter. Counters go to the object of
- * their (room, scope); reports go to the colo's location object, whose answer is shared with the colo's
- * other isolates through the Cache API. The middleware already runs reports in the background
- * (`ctx.waitUntil`), so no request waits on them except an isolate's very first.
+ * `durableObjectCoordinator()`: the worker side of the Cloudflare adapter. Counter requests go to the
+ * asking location's object (which counts the grant, and asks the Anywhere object itself when the scope is
+ * `*`), or to the scope's object when no location is given; reports go to the colo's location object,
+ * whose answer is shared with the colo's other isolates through the Cache API. The middleware already runs
+ * reports in the background (`ctx.waitUntil`), so no request waits on them except an isolate's very first.
  */
-import { anywhereCounterRequest, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
+import type { Coordinator, CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../src/coordination/coordinator.ts'
 import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import { resolveCloudflareOptions, sameOptions, type DurableObjectCoordinatorOptions } from './options.ts'
 import { counterObjectName, DRIVER_NAME, type CounterObjectRpc } from './protocol.ts'
@@ -15,10 +16,13 @@ import { StubPool } from './stub-pool.ts'
 /** One coordinator per counters binding: bindings are the same objects for every request of an isolate. */
 const built = new WeakMap<object, { options: DurableObjectCoordinatorOptions; coordinator: Coordinator }>()
 
-const isEmpty = (deltas: Record<string, number>): boolean => {
-  for (const _ in deltas) return false
+const isEmpty = (record: object | undefined): boolean => {
+  for (const _ in record) return false
   return true
 }
+
+/** A report with neither deltas nor once entries: answering it from the colo cache loses nothing. */
+const carriesNothing = (report: WorkerReport): boolean => isEmpty(report.deltas) && isEmpty(report.once)
 
 /**
  * The coordinator over Durable Objects. Cheap to call per request: the coordinator is built once per
@@ -48,30 +52,25 @@ function buildCoordinator(options: DurableObjectCoordinatorOptions): Coordinator
   const objects = new StubPool<CounterObjectRpc>(o.counters, route.counters)
   const shared = o.cache && o.cacheMaxAgeMs > 0 ? new SnapshotCache(o.cache, o.cacheMaxAgeMs) : undefined
 
-  const increment = (request: CounterRequest): Promise<CounterResult> =>
-    objects.call(counterObjectName(request.roomId, request.scope), 'increment', (stub) => stub.increment(request), route)
-
   return {
     name: DRIVER_NAME,
-    increment,
+
+    increment(request: CounterRequest): Promise<CounterResult> {
+      // The grant is counted in the asking location's object, so that object takes it (or asks `room:*`).
+      const object = counterObjectName(request.roomId, request.location ?? request.scope)
+      return objects.call(object, 'increment', (stub) => stub.increment(request, route), route)
+    },
 
     async takeSlot(request: SlotRequest): Promise<SlotResult> {
-      const { roomId } = request
-      if (request.localLimit > 0) {
-        // The location object tries its own counter and, only if that is used up, the Anywhere object.
-        return objects.call(counterObjectName(roomId, request.location), 'takeSlot', (stub) => stub.takeSlot(request, route), route)
-      }
-      if (request.anywhereLimit <= 0) return { admitted: false, roundTrips: 0 }
-      // No allocation here (e.g. no traffic history yet): straight to the Anywhere object.
-      const anywhere = await increment(anywhereCounterRequest(request))
-      return anywhere.taken
-        ? { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1 }
-        : { admitted: false, roundTrips: 1 }
+      if (request.localLimit <= 0 && request.anywhereLimit <= 0) return { admitted: false, roundTrips: 0 }
+      // The location object tries its own counter and, only if that is used up (or there is none), the
+      // Anywhere object — and counts the grant in its stage either way.
+      return objects.call(counterObjectName(request.roomId, request.location), 'takeSlot', (stub) => stub.takeSlot(request, route), route)
     },
 
     async sync(report: WorkerReport): Promise<RoomState> {
       // Nothing to merge: another isolate's recent answer is as good as the object's, and costs no call.
-      if (shared && isEmpty(report.deltas)) {
+      if (shared && carriesNothing(report)) {
         const cachedState = await shared.read(report.roomId, report.location, report.at)
         if (cachedState) return cachedState
       }

@@ -84,13 +84,15 @@ describe('examples/cloudflare-workers in workerd', () => {
     expect(visit.ticketId).not.toBe(drained[0]!.ticketId)
   })
 
-  it('admitted users cost no object call; a new user one, and two only when its colo is used up', async () => {
+  it('admitted users cost no object call; a new user one, and two when its colo has no share left', async () => {
     const objects = { counter: ['calls:SJC', 'calls:LHR', 'calls:*'], global: ['calls'] }
+    // Background reports (`sync`, and the `exchange` it may cause) are left out of a visit's cost: a worker
+    // with deltas pending reports them after a real-time interval, which can end during any visit.
     const calls = async () => {
-      const counts = await objectCalls(mf, objects)
+      const { sync: _sync, exchange: _exchange, ...counts } = await objectCalls(mf, objects)
       return { decisions: (counts.takeSlot ?? 0) + (counts.increment ?? 0), total: Object.values(counts).reduce((a, b) => a + b, 0) }
     }
-    /** Object calls one visit costs (the clock stands still, so no background report falls due). */
+    /** Object calls one visit costs, background reports aside. */
     const cost = async (user: Visitor) => {
       const before = await calls()
       const visit = await user.visit()
@@ -101,9 +103,10 @@ describe('examples/cloudflare-workers in workerd', () => {
     await setClock(T0 + 10 * MINUTE_MS + 1000)
     const sjc = new Visitor(mf, 'calls.test', 'SJC')
     expect((await sjc.visit()).admitted).toBe(true) // this isolate's first visit to the room also syncs once
-    // No traffic history yet: every slot is in the Anywhere pool, one call to its object.
+    // No traffic history yet: every slot is in the Anywhere pool. The colo's object asks the Anywhere object
+    // and counts the grant in its own stage: two calls.
     const lhr = [new Visitor(mf, 'calls.test', 'LHR'), new Visitor(mf, 'calls.test', 'LHR'), new Visitor(mf, 'calls.test', 'LHR')]
-    for (const user of lhr) expect(await cost(user)).toEqual({ admitted: true, decisions: 1, total: 1 })
+    for (const user of lhr) expect(await cost(user)).toEqual({ admitted: true, decisions: 2, total: 2 })
     for (const user of [sjc, ...lhr, sjc, ...lhr]) expect(await cost(user)).toEqual({ admitted: true, decisions: 0, total: 0 })
 
     // Two minutes later the shares come from that minute's traffic (SJC 1, LHR 3 of 10): 6 slots →
@@ -115,11 +118,11 @@ describe('examples/cloudflare-workers in workerd', () => {
     // The report runs in waitUntil, after the response: give it a moment to land before counting on. It is
     // one report per location this isolate saw (here one isolate plays both colos: two).
     for (let i = 0; i < 50 && (await syncs()) < before + 2; i++) await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(await syncs()).toBe(before + 2)
+    expect(await syncs()).toBeGreaterThanOrEqual(before + 2) // more if a timed report also fell due
 
     expect(await cost(new Visitor(mf, 'calls.test', 'LHR'))).toEqual({ admitted: true, decisions: 1, total: 1 }) // LHR's own slot
     expect(await cost(new Visitor(mf, 'calls.test', 'LHR'))).toEqual({ admitted: true, decisions: 2, total: 2 }) // LHR used up → Anywhere, from the LHR object
-    expect(await cost(new Visitor(mf, 'calls.test', 'SJC'))).toEqual({ admitted: true, decisions: 1, total: 1 }) // no SJC share → Anywhere directly
+    expect(await cost(new Visitor(mf, 'calls.test', 'SJC'))).toEqual({ admitted: true, decisions: 2, total: 2 }) // no SJC share → Anywhere, from the SJC object
     for (const user of [sjc, ...lhr]) expect(await cost(user)).toMatchObject({ admitted: true, decisions: 0 })
   })
 })

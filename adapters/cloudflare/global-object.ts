@@ -6,25 +6,34 @@
  * Each location's latest state is also written to storage (one small row per exchange, and exchanges are
  * paced by the location objects), so a restarted global object answers with the full view at once
  * instead of waiting for every location to exchange again.
+ *
+ * It also keeps the room's epoch in its storage: created from the first exchange's candidate when the
+ * storage holds none (a new room, or storage deleted), then answered with every view. The object runs one
+ * call at a time and its KV API is synchronous, so "set if absent" needs no transaction.
  */
 import { DurableObject } from 'cloudflare:workers'
 import { GlobalAggregator } from '../../src/coordination/aggregator.ts'
-import type { LocationState, RoomState } from '../../src/coordination/state.ts'
+import type { LocationState, RoomEpoch, RoomState } from '../../src/coordination/state.ts'
 import type { GlobalObjectRpc } from './protocol.ts'
 
 const LOCATION_KEY = 'location:'
+/** Not under LOCATION_KEY, so the rebuild's list never reads it as a location. */
+const EPOCH_KEY = 'epoch'
 
 export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> implements GlobalObjectRpc {
   #aggregator: GlobalAggregator | undefined
+  #epoch: RoomEpoch | undefined
 
-  async exchange(location: string, state: LocationState | null, now: number): Promise<RoomState> {
+  async exchange(location: string, state: LocationState | null, now: number, epoch: RoomEpoch): Promise<RoomState> {
     const aggregator = this.#loaded()
-    if (state === null) return aggregator.view(now)
-    const view = aggregator.exchange(location, state, now)
+    this.#epoch ??= this.ctx.storage.kv.get<RoomEpoch>(EPOCH_KEY)
+    // A caller without a candidate (code from before epochs, during a deploy) creates none.
+    if (!this.#epoch && epoch) this.ctx.storage.kv.put(EPOCH_KEY, (this.#epoch = epoch))
+    const view = state === null ? aggregator.view(now) : aggregator.exchange(location, state, now)
     // Persist what the aggregator now holds for this location (it keeps the newer of two states).
-    const held = view.locations[location]
+    const held = state === null ? undefined : view.locations[location]
     if (held) this.ctx.storage.kv.put(LOCATION_KEY + location, held)
-    return view
+    return this.#epoch ? { ...view, epoch: this.#epoch } : view
   }
 
   /** Rebuilds the aggregator from storage on the first call after a (re)start; forgotten locations are deleted. */

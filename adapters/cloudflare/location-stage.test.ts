@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { GlobalAggregator } from '../../src/coordination/aggregator.ts'
-import type { LocationState, RoomState, WorkerReport } from '../../src/coordination/state.ts'
+import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import { LocationStage, type Exchange } from './location-stage.ts'
 
 const pacing = { exchangeIntervalMs: 1000, globalExchangesPerSecond: 2 }
@@ -17,13 +17,14 @@ const report = (location: string, at: number, deltas: Record<string, number> = {
   deltas,
 })
 
-/** A global aggregator behind an exchange function that records what it was sent. */
-function globalStage() {
+/** A global aggregator behind an exchange function that records what it was sent; its views carry `epoch`. */
+function globalStage(epoch?: RoomEpoch) {
   const aggregator = new GlobalAggregator()
   const sent: (LocationState | null)[] = []
   const exchangeFor = (location: string, now: () => number): Exchange => async (state) => {
     sent.push(state)
-    return state === null ? aggregator.view(now()) : aggregator.exchange(location, state, now())
+    const view = state === null ? aggregator.view(now()) : aggregator.exchange(location, state, now())
+    return epoch ? { ...view, epoch } : view
   }
   return { aggregator, sent, exchangeFor }
 }
@@ -72,5 +73,38 @@ describe('LocationStage', () => {
     expect(sent).toEqual([null])
     await stage.sync(report('SJC', 2000, { a1: 1 }), pacing, down)
     expect(sent).toEqual([null, null])
+  })
+
+  it('answers with the epoch of its last exchange, and none while the global object was never reached', async () => {
+    const down: Exchange = async () => {
+      throw new Error('global object unreachable')
+    }
+    const stage = new LocationStage('SJC')
+    expect((await stage.sync(report('SJC', 0), pacing, down)).epoch).toBeUndefined()
+    const epoch = { id: 'first-report', startedAt: 5 }
+    const view = await stage.sync(report('SJC', 10_000), pacing, globalStage(epoch).exchangeFor('SJC', () => 10_000))
+    expect(view.epoch).toEqual(epoch)
+    // Between exchanges the last one's epoch is answered.
+    expect((await stage.sync(report('SJC', 10_100), pacing, down)).epoch).toEqual(epoch)
+  })
+
+  it('keeps grants counted before its restore: the restored state is added to them, not put in their place', async () => {
+    const global = globalStage()
+    global.aggregator.exchange('SJC', { counts: { a1: 7, n1: 7 }, updatedAt: 0 }, 0)
+    const stage = new LocationStage('SJC')
+    stage.aggregator.add({ a1: 1, n1: 1 }) // a grant, before any sync reached this (restarted) object
+    const view = await stage.sync(report('SJC', 10), pacing, global.exchangeFor('SJC', () => 10))
+    expect(view.locations.SJC?.counts).toEqual({ a1: 8, n1: 8 })
+    expect(global.sent.at(-1)?.counts).toEqual({ a1: 8, n1: 8 })
+  })
+
+  it('applies a once key once, whatever the number of reports carrying it', async () => {
+    const global = globalStage()
+    const stage = new LocationStage('SJC')
+    const exchange = global.exchangeFor('SJC', () => 0)
+    await stage.sync(report('SJC', 0, { a1: 5 }), pacing, exchange)
+    const once = { 'x1.ticket': { a1: -1 } }
+    const views = await Promise.all(Array.from({ length: 20 }, (_, i) => stage.sync({ ...report('SJC', 1 + i), once }, pacing, exchange)))
+    expect(views.at(-1)?.locations.SJC?.counts).toEqual({ a1: 4, 'x1.ticket': 1 })
   })
 })

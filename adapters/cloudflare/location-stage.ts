@@ -6,6 +6,9 @@
  *
  * After a restart it first adopts its earlier state from the global view (the aggregator's restore) and
  * only then publishes, so a half-rebuilt state never replaces the global copy.
+ *
+ * The room's epoch comes with every global view; the stage answers with the one of its last exchange. A
+ * stage that has not reached the global object yet (it is down) answers with none.
  */
 import { LocationAggregator } from '../../src/coordination/aggregator.ts'
 import { emptyRoomState, type LocationState, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
@@ -46,7 +49,9 @@ export class LocationStage {
     // The caller that started the exchange waits for it; others only while a restore is pending, so a
     // restarted stage never answers with half its state.
     if (running && (due || !this.aggregator.restored)) await running
-    return { locations: { ...this.#view.locations, [this.aggregator.location]: this.aggregator.state() }, at: now }
+    const locations = { ...this.#view.locations, [this.aggregator.location]: this.aggregator.state() }
+    const { epoch } = this.#view
+    return epoch ? { locations, at: now, epoch } : { locations, at: now }
   }
 
   /** More locations → each exchanges less often, so the global object gets about `globalExchangesPerSecond`. */

@@ -5,7 +5,7 @@
  * `DurableObjectNamespace` fits {@link DurableObjectNamespaceLike}.
  */
 import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../src/coordination/coordinator.ts'
-import type { LocationState, RoomState, WorkerReport } from '../../src/coordination/state.ts'
+import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 
 export const DRIVER_NAME = 'cloudflare'
 
@@ -44,17 +44,25 @@ export interface ObjectRoute {
  * Requests travel whole (structured clone), `previousReported` and `local`/`anywherePreviousReported`
  * included: the object holding a (room, scope) counter also holds its minute − 1, so it applies the
  * correction itself, in the same synchronous step as the take.
+ *
+ * A request with a `location` goes to that location's object, which counts a fresh grant in its own stage
+ * (`admissionDeltas`) in the same call: for its own scope in the same synchronous step as the take, for
+ * another scope (the Anywhere pool) as soon as that scope's object answers — before this call answers.
  */
 export interface CounterObjectRpc {
-  increment(request: CounterRequest): Promise<CounterResult>
+  /** `route` is needed only when the request's scope is another object's (it forwards there). */
+  increment(request: CounterRequest, route?: ObjectRoute): Promise<CounterResult>
   takeSlot(request: SlotRequest, route: ObjectRoute): Promise<SlotResult>
   sync(report: WorkerReport, route: ObjectRoute): Promise<RoomState>
 }
 
 /** RPC methods of `WaitingRoomGlobal`. */
 export interface GlobalObjectRpc {
-  /** Stores `state` as `location`'s (null: only read) and answers with every location; `now` is the caller's clock. */
-  exchange(location: string, state: LocationState | null, now: number): Promise<RoomState>
+  /**
+   * Stores `state` as `location`'s (null: only read) and answers with every location; `now` is the caller's
+   * clock. The answer carries the room's epoch: the stored one, or `epoch` — stored now — if there is none.
+   */
+  exchange(location: string, state: LocationState | null, now: number, epoch: RoomEpoch): Promise<RoomState>
 }
 
 /** One counter object per (room, location), seed 001; scope `*` (ANYWHERE) is the room's Anywhere counter. Room ids cannot contain `:`. */

@@ -4,9 +4,11 @@
  *
  *   node_modules/.bin/deno run -A adapters/deno-kv/bench.ts [operations per case, default 4000]
  *
- * A decision here is one `increment` that takes a slot (a check-loop commit with its token record), the
- * common case of a new user's request; "full" is the same call once the minute's slots are gone (reads
- * only). `sum` is the floor: one blind commit, no read, no condition.
+ * A decision here is one `increment` that takes a slot, as the core asks for it (with the asking
+ * `location`): a check-loop commit with its token record and the admission's counts; "full" is the same
+ * call once the minute's slots are gone (reads only). `sum` is the floor: one blind commit, no read, no
+ * condition. "a decision's writes" is one blind commit of the same five mutations a decision commits
+ * (counter, token, `a`/`n` sums, `@updated`), without the read and the check.
  */
 import { denoKvCoordinator, type KvLike } from './index.ts'
 
@@ -31,15 +33,29 @@ async function rate(total: number, inFlight: number, op: (i: number) => Promise<
   return total / ((performance.now() - started) / 1000)
 }
 
+/** The five mutations of a decision's commit, blind: what the adapter adds is the read and the check. */
+function decisionWrites(kv: Kv, inFlight: number, i: number): Promise<unknown> {
+  const at = ['bench', 'writes', inFlight]
+  return kv
+    .atomic()
+    .set([...at, 'counter'], i, { expireIn: 240_000 })
+    .set([...at, 'token', i], i, { expireIn: 240_000 })
+    .sum([...at, 'a'], 1n)
+    .sum([...at, 'n'], 1n)
+    .max([...at, '@updated'], BigInt(MINUTE * 60_000))
+    .commit()
+}
+
 async function benchKv(label: string, kv: Kv): Promise<void> {
   const rows: [string, number][] = []
   for (const inFlight of [1, 64]) {
     rows.push([`bare atomic().sum(), ${inFlight} in flight`, await rate(operations, inFlight, () => kv.atomic().sum(['bench', 'sum', inFlight], 1n).commit())])
+    rows.push([`bare atomic(), a decision's writes, ${inFlight} in flight`, await rate(operations, inFlight, (i) => decisionWrites(kv, inFlight, i))])
     const coordinator = denoKvCoordinator(kv)
     const roomId = `take-${inFlight}`
     rows.push([
       `adapter decisions (slot taken), ${inFlight} in flight`,
-      await rate(operations, inFlight, (i) => coordinator.increment({ roomId, scope: 'local', minute: MINUTE, limit: 1e9, token: `t${i}` })),
+      await rate(operations, inFlight, (i) => coordinator.increment({ roomId, scope: 'local', location: 'local', minute: MINUTE, limit: 1e9, token: `t${i}` })),
     ])
     const fullRoom = `full-${inFlight}`
     await coordinator.increment({ roomId: fullRoom, scope: 'local', minute: MINUTE, limit: 1, token: 'first' })
@@ -61,7 +77,7 @@ async function benchKv(label: string, kv: Kv): Promise<void> {
     await rate(Math.ceil(operations / 4), 1, () => reporter.sync({ id: crypto.randomUUID(), roomId: 'sync', location: 'local', at: Date.now(), keepMinutes: 11, deltas })),
   ])
   console.log(`\nDeno KV ${label}, ${operations} operations per row`)
-  for (const [name, perSecond] of rows) console.log(`  ${name.padEnd(58)} ${Math.round(perSecond).toLocaleString('en-US').padStart(9)} /s`)
+  for (const [name, perSecond] of rows) console.log(`  ${name.padEnd(62)} ${Math.round(perSecond).toLocaleString('en-US').padStart(9)} /s`)
 }
 
 const memory = await Deno.openKv(':memory:')

@@ -4,14 +4,16 @@
  * opens the same database (Deno Deploy's KV, or one file for several local processes). KV is one global
  * store, so there is no aggregator hierarchy: a report is summed into its location's keys and `sync`
  * answers with one `list` over the room's state (strongly consistent unless `stateConsistency` says not).
+ * A slot's admission is summed into the asking location's keys by the counter's own commit (counters.ts).
  */
 import type { Coordinator, CounterRequest, CounterResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
+import { newEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { kvCounters } from './counters.ts'
 import { roomKeys } from './keys.ts'
 import { DRIVER_NAME, isKvLike, MAX_MUTATIONS, type KvConsistency, type KvKey, type KvLike } from './kv.ts'
-import { applyReport, readRoomState, type StateSettings } from './room-state.ts'
+import { applyReport, type ReportSettings } from './report.ts'
+import { ensureEpoch, readRoomState, type StateSettings } from './room-state.ts'
 
 export interface DenoKvCoordinatorOptions {
   /** First parts of every key the adapter writes, to share a database with other data. Default `['hono-waiting-room']`. */
@@ -28,7 +30,7 @@ export interface DenoKvCoordinatorOptions {
    * database file is locked by another process, before the call fails. Default 20.
    */
   maxAttempts?: number
-  /** Most fields per commit when applying a report; a bigger report is split (1–998). Default 500. */
+  /** Most mutations per commit when applying a report (a field, or a once key and its deltas); a bigger report is split (1–998). Default 500. */
   fieldsPerCommit?: number
   /** How long a report id is remembered, in ms, so a retried report is applied once. Default 10 minutes. */
   reportIdTtlMs?: number
@@ -69,7 +71,8 @@ export function denoKvCoordinator(kv: KvLike, options: DenoKvCoordinatorOptions 
   }
 
   const increment = kvCounters(kv, { prefix, maxBatch, maxAttempts })
-  const state: StateSettings = { fieldsPerCommit, reportIdTtlMs, maxAttempts, consistency: stateConsistency }
+  const reports: ReportSettings = { fieldsPerCommit, reportIdTtlMs, maxAttempts }
+  const state: StateSettings = { maxAttempts, consistency: stateConsistency }
   return {
     name: DRIVER_NAME,
     increment(request: CounterRequest): Promise<CounterResult> {
@@ -77,8 +80,11 @@ export function denoKvCoordinator(kv: KvLike, options: DenoKvCoordinatorOptions 
     },
     async sync(report: WorkerReport): Promise<RoomState> {
       const keys = roomKeys(prefix, report.roomId)
-      await applyReport(kv, keys, report, state)
-      return readRoomState(kv, keys, report.at, report.keepMinutes, state)
+      await applyReport(kv, keys, report, reports)
+      const view = await readRoomState(kv, keys, report.at, report.keepMinutes, state)
+      // No epoch stored: this report's room state is new (or was lost), so this report names its epoch.
+      view.epoch ??= await ensureEpoch(kv, keys, newEpoch(report.id, report.at), state)
+      return view
     },
   }
 }

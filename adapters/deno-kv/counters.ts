@@ -12,14 +12,20 @@
  * taken late in minute − 1 between the read and the commit sends the round around the loop, so the limit
  * applied is the one at commit time, as in the other adapters' single transaction.
  *
- * Calls on one counter that overlap in this isolate are combined into one commit (up to `maxBatch`): a hot
- * key costs one write per round instead of one per caller, and callers in one isolate never conflict with
- * each other — only other isolates can make a commit fail and send a round around the loop again.
+ * A fresh grant (not a repeat) of a request with a `location` adds `admissionDeltas` to that location's
+ * state keys in the same commit, with `sum` (no read, no check of its own): the counter's check guards the
+ * whole commit, so the slot and its count land together or not at all — never one without the other.
+ *
+ * Calls on one counter that overlap in this isolate are combined into one commit (up to `maxBatch`, and
+ * fewer when their admissions would not fit Deno KV's mutation limit): a hot key costs one write per round
+ * instead of one per caller, and callers in one isolate never conflict with each other — only other
+ * isolates can make a commit fail and send a round around the loop again.
  */
-import { COUNTER_TTL_MINUTES, effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
+import { minuteStart } from '../../src/clock.ts'
+import { admissionDeltas, COUNTER_TTL_MINUTES, effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import { roomKeys } from './keys.ts'
-import { backoff, DRIVER_NAME, MAX_GET_MANY, retryBusy, type KvEntryMaybe, type KvKey, type KvLike } from './kv.ts'
+import { roomKeys, type RoomKeys } from './keys.ts'
+import { backoff, DRIVER_NAME, MAX_GET_MANY, MAX_MUTATIONS, retryBusy, type KvAtomic, type KvEntryMaybe, type KvKey, type KvLike } from './kv.ts'
 
 export interface CounterSettings {
   prefix: KvKey
@@ -36,13 +42,37 @@ interface Waiting {
 /** Counters and tokens outlive their minute by the core's TTL; `expireIn` is "at earliest", which is safe here. */
 const EXPIRE_IN_MS = (COUNTER_TTL_MINUTES + 1) * 60_000
 
+/**
+ * Most mutations one request can add to a round's commit: its token, and — the first time its location
+ * appears in the round — that location's admission fields (`a`, `n`, `y`) and `@updated`.
+ */
+const WORST_MUTATIONS_PER_REQUEST = 5
+
+/**
+ * The next round of a counter's queue: up to `maxBatch` requests whose worst-case commit (the counter, a
+ * token each, each new location's admission fields) fits Deno KV's mutation limit.
+ */
+export function nextRound<T extends { request: CounterRequest }>(queue: T[], maxBatch: number): T[] {
+  const locations = new Set<string | undefined>()
+  let mutations = 1
+  let size = 0
+  for (const { request } of queue) {
+    const cost = locations.has(request.location) ? 1 : WORST_MUTATIONS_PER_REQUEST
+    if (size >= maxBatch || mutations + cost > MAX_MUTATIONS) break
+    locations.add(request.location)
+    mutations += cost
+    size++
+  }
+  return queue.splice(0, Math.max(1, size))
+}
+
 export function kvCounters(kv: KvLike, settings: CounterSettings): (request: CounterRequest) => Promise<CounterResult> {
   const queues = new Map<string, Waiting[]>()
 
   /** Commits rounds for one counter until nobody is waiting on it. */
   async function drain(id: string, queue: Waiting[]): Promise<void> {
     while (queue.length > 0) {
-      const round = queue.splice(0, settings.maxBatch)
+      const round = nextRound(queue, settings.maxBatch)
       try {
         const results = await takeRound(kv, settings, round.map((waiting) => waiting.request))
         round.forEach((waiting, i) => waiting.resolve(results[i]!))
@@ -88,12 +118,14 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
     })
     let next = counterValue(counter)
     const takenNow = new Map<string, number>()
+    const granted: CounterRequest[] = []
     const results = requests.map((request): CounterResult => {
       const seq = earlier.get(request.token) ?? takenNow.get(request.token)
       if (seq !== undefined) return { taken: true, seq, repeat: true }
       // Each call its own limit: the round batches commits, not decisions.
       if (next >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq: next }
       takenNow.set(request.token, next)
+      granted.push(request)
       return { taken: true, seq: next++ }
     })
     // Nothing to write: repeats are facts, and a full counter stays full (counts only grow, and minute − 1
@@ -105,6 +137,7 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
       if (previousEntry) op.check({ key: previousEntry.key, versionstamp: previousEntry.versionstamp })
       op.set(counterKey, next, { expireIn: EXPIRE_IN_MS })
       for (const [token, seq] of takenNow) op.set(keys.token(scope, minute, token), seq, { expireIn: EXPIRE_IN_MS })
+      addAdmissions(op, keys, granted)
       return op.commit()
     }
     // Committing again while the file is busy is safe: the same check still guards it.
@@ -118,6 +151,25 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
       )
     }
     await backoff(attempt)
+  }
+}
+
+/**
+ * Sums the fresh grants' `admissionDeltas` into their locations' state, one `sum` per (location, field),
+ * and moves each location's `@updated` to at least the grant's minute, so a location that has admitted
+ * users but not reported yet is not taken for a forgotten one.
+ */
+function addAdmissions(op: KvAtomic, keys: RoomKeys, granted: CounterRequest[]): void {
+  const totals = new Map<string, Map<string, number>>()
+  for (const request of granted) {
+    if (request.location === undefined) continue
+    let fields = totals.get(request.location)
+    if (!fields) totals.set(request.location, (fields = new Map()))
+    for (const [field, delta] of Object.entries(admissionDeltas(request))) fields.set(field, (fields.get(field) ?? 0) + delta)
+  }
+  for (const [location, fields] of totals) {
+    for (const [field, total] of fields) op.sum(keys.field(location, field), BigInt(total))
+    op.max(keys.updatedAt(location), BigInt(minuteStart(granted[0]!.minute)))
   }
 }
 

@@ -10,7 +10,11 @@
  * [...prefix, roomId, 'report', reportId, chunk]         → true   (this chunk of a report was applied)
  * [...prefix, roomId, 'state', location, field]          → KvU64  (a count, two's complement)
  * [...prefix, roomId, 'state', location, '@updated']     → KvU64  (ms of the location's latest report)
+ * [...prefix, roomId, 'state', 0]                        → RoomEpoch (set if absent, never expires)
  * ```
+ *
+ * The epoch sits under `state` so the one `list` that reads the state reads it too; its key part is the
+ * number 0, which no location name (a string) can equal, and which Deno KV orders after every string.
  */
 import type { KvKey } from './kv.ts'
 
@@ -25,6 +29,8 @@ export interface RoomKeys {
   readonly state: KvKey
   field(location: string, field: string): KvKey
   updatedAt(location: string): KvKey
+  /** The room's epoch: created with the room's state, kept as long as the database. */
+  readonly epoch: KvKey
 }
 
 export function roomKeys(prefix: KvKey, roomId: string): RoomKeys {
@@ -37,5 +43,6 @@ export function roomKeys(prefix: KvKey, roomId: string): RoomKeys {
     state,
     field: (location, field) => [...state, location, field],
     updatedAt: (location) => [...state, location, UPDATED_AT],
+    epoch: [...state, 0],
   }
 }

@@ -1,9 +1,8 @@
 /**
  * @module
- * The room state on Deno KV: one key per (location, field) holding a `Deno.KvU64`. Workers' reports are
- * added with `sum`, which needs no read and no check, so workers never contend on state. `sum` has no
- * decrement, but it wraps around at 2^64 (Deno KV docs, `KvMutation`), so a negative delta is added as its
- * two's complement and read back as a signed 64-bit number: −1 is summed as 2^64 − 1.
+ * Reading the room state on Deno KV: one key per (location, field) holding a `Deno.KvU64` (written by
+ * report.ts and by the counters' grants), read as a signed 64-bit number: −1 is summed as 2^64 − 1. The
+ * room's epoch is read by the same `list`, and created set-if-absent when it is not there.
  *
  * `sum` takes no `expireIn`, so state is pruned explicitly instead: a field's minute is in its name, fields
  * older than the room keeps are left out of every answer and deleted when seen (the reporting worker's
@@ -11,44 +10,17 @@
  */
 import { minuteOf } from '../../src/clock.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import { fieldMinute, type LocationState, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
+import { fieldMinute, type LocationState, type RoomEpoch, type RoomState } from '../../src/coordination/state.ts'
 import { UPDATED_AT, type RoomKeys } from './keys.ts'
-import { DRIVER_NAME, MAX_LIST_BATCH, MAX_MUTATIONS, retryBusy, type KvConsistency, type KvKey, type KvLike } from './kv.ts'
+import { DRIVER_NAME, MAX_LIST_BATCH, MAX_MUTATIONS, retryBusy, type KvConsistency, type KvEntryMaybe, type KvKey, type KvLike } from './kv.ts'
 
 export interface StateSettings {
-  fieldsPerCommit: number
-  reportIdTtlMs: number
   maxAttempts: number
   consistency: KvConsistency
 }
 
 /** A location with no report for this long is dropped from the answer, like the in-memory global aggregator. */
 export const FORGET_LOCATION_AFTER_MS = 24 * 60 * 60_000
-
-/**
- * Adds a report's deltas to its location, each report id once. A report larger than `fieldsPerCommit` is
- * split into chunks with ids of their own (`[reportId, chunk]`): the fields are sorted, so a retried report
- * splits the same way and every chunk is still applied once, even if only some landed the first time.
- */
-export async function applyReport(kv: KvLike, keys: RoomKeys, report: WorkerReport, settings: StateSettings): Promise<void> {
-  const { fieldsPerCommit } = settings
-  const fields = Object.keys(report.deltas).filter((field) => report.deltas[field] !== 0).sort()
-  const amounts = new Map(fields.map((field) => [field, toU64(field, report.deltas[field]!)]))
-  const chunks = Math.max(1, Math.ceil(fields.length / fieldsPerCommit))
-  for (let chunk = 0; chunk < chunks; chunk++) {
-    const commit = () => {
-      const reportKey = keys.report(report.id, chunk)
-      const op = kv.atomic().check({ key: reportKey, versionstamp: null }).set(reportKey, true, { expireIn: settings.reportIdTtlMs })
-      if (chunk === 0) op.max(keys.updatedAt(report.location), BigInt(Math.max(0, Math.floor(report.at))))
-      for (const field of fields.slice(chunk * fieldsPerCommit, (chunk + 1) * fieldsPerCommit)) {
-        op.sum(keys.field(report.location, field), amounts.get(field)!)
-      }
-      return op.commit()
-    }
-    // ok: false means this chunk's id is already there: a retry, applied before.
-    await retryBusy(`applying report ${report.id}`, settings.maxAttempts, commit)
-  }
-}
 
 /** Every location's state, fields older than `keepMinutes` before `at` left out and deleted. */
 export function readRoomState(kv: KvLike, keys: RoomKeys, at: number, keepMinutes: number, settings: StateSettings): Promise<RoomState> {
@@ -61,7 +33,12 @@ async function listRoomState(kv: KvLike, keys: RoomKeys, at: number, keepMinutes
   const locations: Record<string, LocationState> = {}
   const expired: KvKey[] = []
   const depth = keys.state.length
+  let epoch: RoomEpoch | undefined
   for await (const entry of kv.list({ prefix: keys.state }, { consistency, batchSize: MAX_LIST_BATCH })) {
+    if (entry.key.length === keys.epoch.length && entry.key[depth] === keys.epoch[depth]) {
+      epoch = toEpoch(entry.key, entry.value)
+      continue
+    }
     const location = entry.key[depth]
     const field = entry.key[depth + 1]
     const value = (entry.value as { value?: unknown } | null)?.value
@@ -86,12 +63,29 @@ async function listRoomState(kv: KvLike, keys: RoomKeys, at: number, keepMinutes
     for (const key of expired.slice(i, i + MAX_MUTATIONS)) op.delete(key)
     await op.commit()
   }
-  return { locations, at }
+  return epoch ? { locations, at, epoch } : { locations, at }
 }
 
-function toU64(field: string, delta: number): bigint {
-  if (!Number.isSafeInteger(delta)) {
-    throw new WaitingRoomError('ERR_WR_COORDINATOR', `${DRIVER_NAME}: delta of ${field} must be an integer, got ${delta}`)
+/**
+ * The room's epoch, creating it as `candidate` if absent: a set-if-absent commit, and when another worker
+ * created it first, a strong read of theirs. Called when the state read found none.
+ */
+export async function ensureEpoch(kv: KvLike, keys: RoomKeys, candidate: RoomEpoch, settings: StateSettings): Promise<RoomEpoch> {
+  for (let attempt = 1; ; attempt++) {
+    const created = () => kv.atomic().check({ key: keys.epoch, versionstamp: null }).set(keys.epoch, candidate).commit()
+    if ((await retryBusy('creating the room epoch', settings.maxAttempts, created)).ok) return candidate
+    const read = () => kv.getMany([keys.epoch], { consistency: 'strong' })
+    const entry: KvEntryMaybe = (await retryBusy('reading the room epoch', settings.maxAttempts, read))[0]!
+    // Absent again only if someone deleted it in between: create it again.
+    if (entry.versionstamp !== null || attempt >= settings.maxAttempts) return toEpoch(entry.key, entry.value)
   }
-  return BigInt.asUintN(64, BigInt(delta))
+}
+
+function toEpoch(key: KvKey, value: unknown): RoomEpoch {
+  const epoch = value as Partial<RoomEpoch> | null
+  if (typeof epoch?.id === 'string' && typeof epoch.startedAt === 'number') return { id: epoch.id, startedAt: epoch.startedAt }
+  throw new WaitingRoomError(
+    'ERR_WR_COORDINATOR',
+    `${DRIVER_NAME}: key ${JSON.stringify(key.map(String))} holds no room epoch; another program writes under this prefix — give the coordinator its own \`prefix\``,
+  )
 }

@@ -5,6 +5,7 @@
  * Fields left out (or null) inherit the room's settings.
  */
 import { z } from 'zod'
+import { templateError } from '../page/template-check.ts'
 import { WaitingRoomError } from '../errors.ts'
 
 /** ms since the epoch or an ISO 8601 time with an offset. Types are spelled out for JSR (no slow types). */
@@ -46,7 +47,7 @@ export const eventSchema: z.ZodType<WaitingRoomEventInput, WaitingRoomEventInput
   queueingMethod: z.enum(['fifo', 'random', 'passthrough', 'reject']).nullish(),
   queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)]).nullish(),
   suspended: z.boolean().nullish(),
-  template: z.string().min(1).nullish(),
+  template: z.string().min(1).refine((t) => templateError(t) === undefined, { error: (i) => templateError(String(i.input)) ?? 'invalid template' }).nullish(),
 })
 
 /** An event with its times in ms. */

@@ -104,9 +104,14 @@ export class GlobalAggregator {
 
   /** Stores a location's full state (replacing the older one: idempotent) and answers with every location. */
   exchange(location: string, state: LocationState, now: number): RoomState {
+    this.store(location, state)
+    return this.view(now)
+  }
+
+  /** Stores a location's full state unless a newer one is already held (idempotent). */
+  store(location: string, state: LocationState): void {
     const known = this.#locations.get(location)
     if (!known || known.updatedAt <= state.updatedAt) this.#locations.set(location, state)
-    return this.view(now)
   }
 
   view(now: number): RoomState {

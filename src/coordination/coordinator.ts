@@ -69,6 +69,12 @@ export interface SlotResult {
   repeat?: boolean
   /** Round trips to the backend this decision cost (1 in the common case, never more than 2). */
   roundTrips: number
+  /**
+   * The granting counter's value before this grant (its `CounterResult.seq`). A worker whose snapshot saw more
+   * slots taken from that counter this minute learns that the backend lost its state. Optional: adapters that
+   * leave it out only lose that early warning.
+   */
+  seq?: number
 }
 
 export interface Coordinator {
@@ -143,12 +149,12 @@ export async function takeSlot(coordinator: Coordinator, request: SlotRequest): 
   if (request.localLimit > 0) {
     roundTrips++
     const local = await coordinator.increment(locationCounterRequest(request))
-    if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips }
+    if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips, seq: local.seq }
   }
   if (request.anywhereLimit > 0) {
     roundTrips++
     const anywhere = await coordinator.increment(anywhereCounterRequest(request))
-    if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips }
+    if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips, seq: anywhere.seq }
   }
   return { admitted: false, roundTrips }
 }

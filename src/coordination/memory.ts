@@ -122,7 +122,11 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     // The admission joins the location's state in this same (synchronous) step: nothing can come between.
     if (request.location !== undefined) {
       const now = request.minute * MINUTE_MS
-      locationNode(room(request.roomId, now), request.location, now).aggregator.add(admissionDeltas(request))
+      const entry = room(request.roomId, now)
+      const { aggregator } = locationNode(entry, request.location, now)
+      aggregator.add(admissionDeltas(request))
+      // Every location sees it from its next sync, even if no worker of this location ever reports again.
+      if (exchangeIntervalMs === 0) entry.global.store(request.location, aggregator.state())
     }
     return { taken: true, seq }
   }
@@ -139,11 +143,11 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     async takeSlot(request: SlotRequest): Promise<SlotResult> {
       if (request.localLimit > 0) {
         const local = take(locationCounterRequest(request))
-        if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1 }
+        if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1, seq: local.seq }
       }
       if (request.anywhereLimit > 0) {
         const anywhere = take(anywhereCounterRequest(request))
-        if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1 }
+        if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1, seq: anywhere.seq }
       }
       return { admitted: false, roundTrips: request.localLimit > 0 || request.anywhereLimit > 0 ? 1 : 0 }
     },

@@ -8,7 +8,7 @@
  * an admitted user's renewal, an under-count of one for at most one minute.
  */
 
-/** Ids remembered exactly per minute (~20 MB at most); past this the filter answers. */
+/** Ids remembered exactly per minute (~20 MB at most, and as much for the minute before); past this the filter answers. */
 export const EXACT_LIMIT = 200_000
 /** 2^25 bits = 4 MB; three probes per id. */
 const FILTER_BITS_LOG2 = 25
@@ -18,11 +18,17 @@ const PROBES = 3
 export class SeenSet {
   #minute = Number.NaN
   #exact = new Set<string>()
+  /** The minute before's exact ids, for requests that read the clock just before it turned. */
+  #previous = new Set<string>()
   #filter: Uint32Array | undefined
   #filterUsed = false
 
-  /** True the first time `id` is seen in `minute` (minutes only move forward; a new one forgets the old). */
+  /**
+   * True the first time `id` is seen in `minute`. Minutes only move forward: a later one forgets the old, and a
+   * request that read the clock just before the minute turned (and arrives after) is not counted again.
+   */
   first(id: string, minute: number): boolean {
+    if (minute < this.#minute) return minute === this.#minute - 1 && this.#late(id)
     if (minute !== this.#minute) this.#reset(minute)
     if (this.#exact.has(id)) return false
     if (this.#exact.size < EXACT_LIMIT) {
@@ -57,9 +63,17 @@ export class SeenSet {
     return !seen
   }
 
+  /** A request of the minute before, arriving after the turn: deduplicated against that minute's exact ids. */
+  #late(id: string): boolean {
+    if (this.#previous.has(id) || this.#previous.size >= EXACT_LIMIT) return false
+    this.#previous.add(id)
+    return true
+  }
+
   #reset(minute: number): void {
+    this.#previous = minute === this.#minute + 1 ? this.#exact : new Set()
     this.#minute = minute
-    this.#exact.clear()
+    this.#exact = new Set()
     if (this.#filterUsed) this.#filter!.fill(0)
     this.#filterUsed = false
   }

@@ -144,6 +144,19 @@ export function rawPathOf(url: string): string {
 
 export type CoverageCheck = (c: Context) => boolean | Promise<boolean>
 
+const hostOf = (value: string): string => value.toLowerCase().replace(/:\d*$/, '').replace(/\.$/, '')
+
+/**
+ * A host is covered when the URL's host or the `Host` header names a covered one: the two disagree only for an
+ * absolute-form request target (`GET http://other/… ` with `Host: shop`), and origins and proxies differ on which
+ * they believe — so either one covering it is enough (fail-closed).
+ */
+function hostCovered(hostSet: Set<string>, c: Context): boolean {
+  if (hostSet.has(hostOf(new URL(c.req.url).host))) return true
+  const header = c.req.header('host')
+  return header !== undefined && hostSet.has(hostOf(header))
+}
+
 /** Builds the check once; `undefined` when every request is covered (the common case costs nothing). */
 export function coverageCheck(options: CoverageOptions): CoverageCheck | undefined {
   const { paths, hosts, bypass, bypassCrawlers } = options
@@ -162,10 +175,7 @@ export function coverageCheck(options: CoverageOptions): CoverageCheck | undefin
 
   // Synchronous unless a rule function is given: no promise per request on the hot path.
   return (c) => {
-    if (hostSet) {
-      const host = new URL(c.req.url).hostname.toLowerCase().replace(/\.$/, '')
-      if (!hostSet.has(host)) return false
-    }
+    if (hostSet && !hostCovered(hostSet, c)) return false
     if (pathCovered && !pathCovered(rawPathOf(c.req.url), c.req.path)) return false
     if (methods.size > 0 && methods.has(c.req.method === 'HEAD' ? 'GET' : c.req.method.toUpperCase())) return false
     return when || crawler ? byRule(c) : true

@@ -9,6 +9,7 @@ import type { Storage } from 'unstorage'
 import type { Coordinator } from '../coordination/coordinator.ts'
 import type { CoverageOptions } from './coverage.ts'
 import { eventSchema, type WaitingRoomEventInput } from '../admission/events.ts'
+import { templateError } from '../page/template-check.ts'
 import { WaitingRoomError } from '../errors.ts'
 import { LANGUAGES } from '../page/messages.ts'
 import type { QueueingMethod } from '../admission/plan.ts'
@@ -128,7 +129,7 @@ const optionsSchema = z
     secret: z
       .union([z.string().min(32, 'at least 32 characters'), z.array(z.string().min(32, 'at least 32 characters')).min(1)])
       .optional(),
-    template: z.string().min(1).optional(),
+    template: z.string().min(1).refine((t) => templateError(t) === undefined, { error: (i) => templateError(String(i.input)) ?? 'invalid template' }).optional(),
     defaultTemplateLanguage: z.enum(LANGUAGES, `one of ${LANGUAGES.join(', ')}`).optional(),
     location: fn<(c: Context) => string>('a function (c) => string').optional(),
     coordinator: z

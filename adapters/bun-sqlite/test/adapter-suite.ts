@@ -56,7 +56,7 @@ export function adapterSuite(t: TestApi, h: SqliteHarness): void {
       const prefix = await thrown(() => sqliteCoordinator(db, { tablePrefix: 'wr-x; DROP' }))
       expect(prefix?.code).toBe('ERR_WR_OPTIONS')
       expect(prefix?.message?.includes('tablePrefix')).toBe(true)
-      expect((await thrown(() => sqliteCoordinator(db, { busyTimeoutMs: -1 })))?.code).toBe('ERR_WR_OPTIONS')
+      expect((await thrown(() => sqliteCoordinator(db, { maxSyncLockWaitMs: -1 })))?.code).toBe('ERR_WR_OPTIONS')
       expect((await thrown(() => sqliteCoordinator(db, { maxLockWaitMs: 1.5 })))?.code).toBe('ERR_WR_OPTIONS')
     })
 
@@ -72,7 +72,7 @@ export function adapterSuite(t: TestApi, h: SqliteHarness): void {
 
     it('waits out a short lock held by another connection', async () => {
       const path = files.next()
-      const coordinator = sqliteCoordinator(connect(path), { busyTimeoutMs: 5, maxLockWaitMs: 5000 })
+      const coordinator = sqliteCoordinator(connect(path), { maxLockWaitMs: 5000 })
       const other = connect(path)
       other.exec('BEGIN IMMEDIATE')
       let released = false
@@ -86,16 +86,32 @@ export function adapterSuite(t: TestApi, h: SqliteHarness): void {
       expect(result).toEqual({ taken: true, seq: 0 })
     })
 
+    it('never waits for a locked file on the thread: busy timeout 0, a call returns at once and retries later', async () => {
+      const path = files.next()
+      const db = connect(path)
+      const coordinator = sqliteCoordinator(db)
+      expect(Object.values(db.prepare('PRAGMA busy_timeout').get() as object)).toEqual([0])
+      const other = connect(path)
+      other.exec('BEGIN IMMEDIATE')
+      const started = performance.now()
+      const pending = coordinator.sync(report('never-waits', MS, { [`a${MINUTE}`]: 1 }))
+      // SQLite's busy handler would sleep here, on the thread that serves every request (#14.5).
+      expect(performance.now() - started).toBeLessThanOrEqual(40)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      other.exec('COMMIT')
+      expect((await pending).locations.host?.counts).toEqual({ [`a${MINUTE}`]: 1 })
+    })
+
     it('turns a lock held past maxLockWaitMs into ERR_WR_COORDINATOR, never SQLITE_BUSY', async () => {
       const path = files.next()
-      const coordinator = sqliteCoordinator(connect(path), { busyTimeoutMs: 5, maxLockWaitMs: 40 })
+      const coordinator = sqliteCoordinator(connect(path), { maxLockWaitMs: 40, maxSyncLockWaitMs: 40 })
       const other = connect(path)
       other.exec('BEGIN IMMEDIATE')
       const error = await thrown(() => coordinator.sync(report('locked', MS, { [`a${MINUTE}`]: 1 })))
       other.exec('COMMIT')
       expect(error?.name).toBe('WaitingRoomError')
       expect(error?.code).toBe('ERR_WR_COORDINATOR')
-      expect(error?.message?.includes('bun-sqlite') && error.message.includes('maxLockWaitMs')).toBe(true)
+      expect(error?.message?.includes('bun-sqlite') && error.message.includes('maxSyncLockWaitMs')).toBe(true)
       // Nothing half-done: the same report id applies once the lock is gone.
       const view = await coordinator.sync(report('locked', MS, { [`a${MINUTE}`]: 1 }))
       expect(view.locations.host?.counts).toEqual({ [`a${MINUTE}`]: 1 })

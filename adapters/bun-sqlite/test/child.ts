@@ -10,6 +10,8 @@ const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url))
 
 export interface Worker {
   readonly lines: string[]
+  /** Everything the worker wrote to stderr so far. */
+  readonly stderr: string
   /** Resolves with the first line (seen or to come) that matches; rejects after `timeoutMs` or on exit. */
   waitFor(match: (line: string) => boolean, timeoutMs?: number): Promise<string>
   send(line: string): void
@@ -25,9 +27,13 @@ export function killAllWorkers(): void {
   for (const child of running) child.kill('SIGKILL')
 }
 
-/** Runs the worker with `runtime` (`process.execPath`, `node` or a `bun` binary) and the given job. */
-export function startWorker(runtime: string, job: Record<string, unknown>): Worker {
-  const child: ChildProcess = spawn(runtime, [WORKER, JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'pipe'] })
+/**
+ * Runs the worker with `runtime` (`process.execPath`, `node` or a `bun` binary) and the given job, as the
+ * user `uid` when given (the test must run as root then).
+ */
+export function startWorker(runtime: string, job: Record<string, unknown>, uid?: number): Worker {
+  const as = uid === undefined ? {} : { uid, gid: uid }
+  const child: ChildProcess = spawn(runtime, [WORKER, JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'pipe'], ...as })
   running.add(child)
   const lines: string[] = []
   let stderr = ''
@@ -54,6 +60,9 @@ export function startWorker(runtime: string, job: Record<string, unknown>): Work
 
   return {
     lines,
+    get stderr() {
+      return stderr
+    },
     exited,
     send: (line) => child.stdin!.write(`${line}\n`),
     kill: (signal) => child.kill(signal),

@@ -6,12 +6,18 @@
 //   admit: take slots one by one, `paceMs` apart, printing `admitted <token>`; first retry the tokens
 //          in `retry`, printing `repeat <token>` for those the counter remembers; print `full` when
 //          the limit is reached (or 10 past it: a broken counter) and exit.
-//   hold:  open a write transaction, write a lot, print `holding`, and never commit (it is SIGKILLed).
+//   hold:  open a write transaction, write `rows` rows, print `holding`; after `holdMs` roll it back,
+//          print `released` and exit; without `holdMs`, never end it (the test SIGKILLs the process).
+//   epoch: sync `roomId`, print `epoch <id>`; on `go`, sync again and print `view <counts json>`, exit.
+//   room:  a waiting room on the file: one new user's request, print `outcome <status> <origin|queue page>`;
+//          on `go`, wait for the adapter's next file check, another one, print `again …`, exit (the test runs
+//          it as a user who cannot write the file at first).
 import { adapter, openDatabase } from './load-adapter.mjs'
 
 const job = JSON.parse(process.argv[2])
 const db = openDatabase(job.file)
-const coordinator = adapter.sqliteCoordinator(db, job.options)
+// `hold` takes the lock on a handle of its own: the coordinator would set the file up first.
+const coordinator = job.mode === 'hold' ? undefined : adapter.sqliteCoordinator(db, job.options)
 const say = (line) => process.stdout.write(`${line}\n`)
 const lineFromStdin = () =>
   new Promise((resolve) => {
@@ -31,7 +37,8 @@ async function race() {
       const token = `${job.name}-${i}`
       const slot = await coordinator.takeSlot({ roomId, location, minute, localLimit: job.localLimit, anywhereLimit: job.anywhereLimit, token })
       if (slot.admitted) admitted++
-      const deltas = { [`t${minute}`]: 1, ...(slot.admitted ? { [`n${minute}`]: 1 } : {}) }
+      // The grant counted the admission itself (a, n, y); the worker reports its traffic only.
+      const deltas = { [`t${minute}`]: 1 }
       await coordinator.sync({ id: crypto.randomUUID(), roomId, location, at: minute * 60_000 + 1000, keepMinutes: 10, deltas })
     } catch (error) {
       errors.push(`${error?.code ?? ''} ${error?.message ?? error}`)
@@ -63,12 +70,42 @@ function hold() {
      INSERT INTO wr_state (room, location, field, minute, value) SELECT ?, 'junk', 'a' || i, ?, 1 FROM n`,
   ).run(job.rows, job.roomId, job.minute)
   say('holding')
-  setInterval(() => {}, 60_000)
+  if (job.holdMs === undefined) return setInterval(() => {}, 60_000)
+  setTimeout(() => {
+    db.exec('ROLLBACK')
+    say('released')
+    db.close()
+    process.exit(0)
+  }, job.holdMs)
+}
+
+async function epoch() {
+  const report = (deltas) => ({ id: crypto.randomUUID(), roomId: job.roomId, location: 'host', at: job.at, keepMinutes: 10, deltas })
+  say(`epoch ${(await coordinator.sync(report({}))).epoch.id}`)
+  await lineFromStdin()
+  say(`view ${JSON.stringify((await coordinator.sync(report({}))).locations.host?.counts ?? {})}`)
+}
+
+async function room() {
+  const [{ Hono }, { waitingRoom }] = await Promise.all([import('hono'), import('../../../src/index.ts')])
+  const app = new Hono()
+  app.use(waitingRoom({ roomId: job.roomId, coordinator, failMode: 'closed' }))
+  app.get('/', (c) => c.text('origin'))
+  const visit = async () => {
+    const response = await app.request('/')
+    return `${response.status} ${(await response.text()) === 'origin' ? 'origin' : 'queue page'}`
+  }
+  say(`outcome ${await visit()}`)
+  await lineFromStdin()
+  await new Promise((resolve) => setTimeout(resolve, (job.options?.fileCheckIntervalMs ?? 1000) + 20))
+  say(`again ${await visit()}`)
 }
 
 if (job.mode === 'race') await race()
 else if (job.mode === 'admit') await admit()
 else if (job.mode === 'hold') hold()
+else if (job.mode === 'epoch') await epoch()
+else if (job.mode === 'room') await room()
 else throw new Error(`unknown mode ${job.mode}`)
 if (job.mode !== 'hold') {
   db.close()

@@ -7,6 +7,8 @@ import type { Miniflare } from 'miniflare'
 import { objectCalls } from './remote-coordinator.ts'
 import { bundleWorker, startWorkerd, tempDir } from './workerd.ts'
 
+export { runObjectBench } from './bench-objects.ts'
+
 const MINUTE_MS = 60_000
 
 interface Figures {
@@ -65,7 +67,7 @@ export async function runBench(requests: number): Promise<Figures[]> {
       { name: 'bare Worker request', request: () => get('bare.test', 'SJC'), times: [] },
       // SJC has a share: its location object decides with its own counter.
       { name: 'new user, SJC (location object)', request: () => get('bench.test', 'SJC'), times: [] },
-      // NRT saw no traffic: no share, so the worker goes to the room's Anywhere object directly.
+      // NRT saw no traffic: no share, so its location object asks the room's Anywhere object (and counts the grant).
       { name: 'new user, NRT (Anywhere object)', request: () => get('bench.test', 'NRT'), times: [] },
       { name: 'admitted user', request: () => get('bench.test', 'SJC', cookie), times: [] },
     ]

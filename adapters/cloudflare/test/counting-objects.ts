@@ -1,11 +1,12 @@
 /**
  * @module
  * Test subclasses of the two Durable Objects: every RPC call an object receives is counted (so a test can
- * say how many object calls a request cost, object-to-object calls included), and `restart()` aborts the
- * object the way an eviction or a deploy does — its memory is gone, its storage stays.
+ * say how many object calls a request cost, object-to-object calls included), `restart()` aborts the
+ * object the way an eviction or a deploy does — its memory is gone, its storage stays — and `wipe()`
+ * deletes its storage and then aborts it: the room's state lost.
  */
 import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../../src/coordination/coordinator.ts'
-import type { LocationState, RoomState, WorkerReport } from '../../../src/coordination/state.ts'
+import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../../src/coordination/state.ts'
 import { WaitingRoomCounter } from '../counter-object.ts'
 import { WaitingRoomGlobal } from '../global-object.ts'
 import type { ObjectRoute } from '../protocol.ts'
@@ -15,9 +16,9 @@ export type CallCounts = Record<string, number>
 export class CountingCounter extends WaitingRoomCounter {
   #calls: CallCounts = {}
 
-  override async increment(request: CounterRequest): Promise<CounterResult> {
+  override async increment(request: CounterRequest, route?: ObjectRoute): Promise<CounterResult> {
     this.#calls.increment = (this.#calls.increment ?? 0) + 1
-    return super.increment(request)
+    return super.increment(request, route)
   }
 
   override async takeSlot(request: SlotRequest, route: ObjectRoute): Promise<SlotResult> {
@@ -38,6 +39,11 @@ export class CountingCounter extends WaitingRoomCounter {
     this.ctx.abort('test: object restarted')
   }
 
+  async wipe(): Promise<void> {
+    await this.ctx.storage.deleteAll()
+    this.ctx.abort('test: storage deleted')
+  }
+
   /** Runs the cleanup alarm now. */
   async cleanUp(): Promise<void> {
     await this.alarm()
@@ -47,9 +53,9 @@ export class CountingCounter extends WaitingRoomCounter {
 export class CountingGlobal extends WaitingRoomGlobal {
   #calls: CallCounts = {}
 
-  override async exchange(location: string, state: LocationState | null, now: number): Promise<RoomState> {
+  override async exchange(location: string, state: LocationState | null, now: number, epoch: RoomEpoch): Promise<RoomState> {
     this.#calls.exchange = (this.#calls.exchange ?? 0) + 1
-    return super.exchange(location, state, now)
+    return super.exchange(location, state, now, epoch)
   }
 
   async calls(): Promise<CallCounts> {
@@ -59,12 +65,24 @@ export class CountingGlobal extends WaitingRoomGlobal {
   async restart(): Promise<void> {
     this.ctx.abort('test: object restarted')
   }
+
+  async wipe(): Promise<void> {
+    await this.ctx.storage.deleteAll()
+    this.ctx.abort('test: storage deleted')
+  }
+
+  /** The locations whose state this global object stores. */
+  async locations(): Promise<string[]> {
+    return [...this.ctx.storage.kv.list({ prefix: 'location:' })].map(([key]) => key.slice('location:'.length))
+  }
 }
 
 interface TestStub {
   calls(): Promise<CallCounts>
   restart(): Promise<void>
+  wipe(): Promise<void>
   cleanUp?(): Promise<void>
+  locations?(): Promise<string[]>
 }
 
 interface TestNamespace {
@@ -75,6 +93,8 @@ interface TestNamespace {
 /**
  * Test routes shared by the test Workers: `GET /__test/calls?counter=a&counter=b&global=c` sums the
  * named objects' counts by method; `POST /__test/restart?counter=a` (or `global=`) restarts one;
+ * `POST /__test/wipe?counter=a&global=b` deletes their storage and restarts them; `GET /__test/locations?global=b`
+ * lists the locations a global object stores;
  * `POST /__test/cleanup?counter=a` runs a counter object's cleanup alarm now.
  */
 export async function objectTestRoute(request: Request, env: { WR_COUNTER: TestNamespace; WR_GLOBAL: TestNamespace }): Promise<Response | undefined> {
@@ -92,6 +112,14 @@ export async function objectTestRoute(request: Request, env: { WR_COUNTER: TestN
     // The abort rejects the call that caused it; that is the restart.
     for (const stub of stubs) await stub.restart().catch(() => {})
     return new Response('restarted')
+  }
+  if (url.pathname === '/__test/locations') {
+    const locations = await Promise.all(stubs.map((stub) => stub.locations?.() ?? []))
+    return Response.json(locations.flat())
+  }
+  if (url.pathname === '/__test/wipe') {
+    for (const stub of stubs) await stub.wipe().catch(() => {})
+    return new Response('wiped')
   }
   if (url.pathname === '/__test/cleanup') {
     for (const stub of stubs) await stub.cleanUp?.()

@@ -12,9 +12,14 @@ export interface RemoteCoordinator extends Coordinator {
   takeSlot(request: SlotRequest): Promise<SlotResult>
 }
 
-export function remoteCoordinator(mf: Miniflare, query = ''): RemoteCoordinator {
+/**
+ * `mf` may be a function: the coordinator then calls whichever instance it returns, so one made before a
+ * restart (a new Miniflare over the same storage) keeps working after it, as a second worker would.
+ */
+export function remoteCoordinator(mf: Miniflare | (() => Miniflare), query = ''): RemoteCoordinator {
+  const current = typeof mf === 'function' ? mf : () => mf
   async function call<T>(method: string, argument: unknown): Promise<T> {
-    const response = await mf.dispatchFetch(`http://bridge/coordinator/${method}${query}`, { method: 'POST', body: JSON.stringify(argument) })
+    const response = await current().dispatchFetch(`http://bridge/coordinator/${method}${query}`, { method: 'POST', body: JSON.stringify(argument) })
     const body = (await response.json()) as T & { error?: string }
     if (!response.ok) throw new Error(`${method} failed in workerd: ${body.error}`)
     return body
@@ -43,6 +48,17 @@ export async function objectCalls(mf: Miniflare, objects: { counter?: string[]; 
 /** Aborts the named objects: memory gone, storage kept (an eviction or a deploy mid-minute). */
 export async function restartObjects(mf: Miniflare, objects: { counter?: string[]; global?: string[] }): Promise<void> {
   const response = await mf.dispatchFetch(`http://test/__test/restart?${objectQuery(objects)}`, { method: 'POST' })
+  await response.text()
+}
+
+/**
+ * Deletes everything the room's objects store and restarts them — its global object, its Anywhere object and
+ * the object of every location the global object knows, plus `locations` — as a lost backend would.
+ */
+export async function wipeRoom(mf: Miniflare, roomId: string, locations: string[] = []): Promise<void> {
+  const known = (await (await mf.dispatchFetch(`http://test/__test/locations?${objectQuery({ global: [roomId] })}`)).json()) as string[]
+  const counter = [...new Set([...known, ...locations, '*'])].map((location) => `${roomId}:${location}`)
+  const response = await mf.dispatchFetch(`http://test/__test/wipe?${objectQuery({ counter, global: [roomId] })}`, { method: 'POST' })
   await response.text()
 }
 

@@ -79,15 +79,18 @@ export interface WorkerdOptions {
   /** Durable Object storage directory: a new Miniflare over the same directory is a restart of every object. */
   persistDir?: string
   bindings?: Record<string, string>
+  /** More SQLite-backed Durable Object classes the script exports, by binding name (the benchmark's bare object). */
+  extraObjects?: Record<string, string>
 }
 
 /** Miniflare with the bindings, classes and compatibility date of the example's wrangler.jsonc. */
 export async function startWorkerd(options: WorkerdOptions): Promise<Miniflare> {
   const config = wranglerConfig()
   const sqlite = new Set(config.migrations.flatMap((migration) => migration.new_sqlite_classes ?? []))
-  const durableObjects = Object.fromEntries(
-    config.durable_objects.bindings.map((binding) => [binding.name, { className: binding.class_name, useSQLite: sqlite.has(binding.class_name) }]),
-  )
+  const durableObjects = Object.fromEntries([
+    ...config.durable_objects.bindings.map((binding) => [binding.name, { className: binding.class_name, useSQLite: sqlite.has(binding.class_name) }]),
+    ...Object.entries(options.extraObjects ?? {}).map(([name, className]) => [name, { className, useSQLite: true }]),
+  ])
   const mf = new Miniflare({
     modules: true,
     scriptPath: options.scriptPath,

@@ -31,8 +31,15 @@ function worker(kv: Deno.Kv, roomId: string, options: Partial<WaitingRoomOptions
   const ctx = { waitUntil: (p: Promise<unknown>) => void background.push(p), passThroughOnException() {}, props: {} }
   return {
     request: (cookie?: string) => app.request('/', { headers: cookie ? { cookie } : {} }, {}, ctx),
-    fetch: app.fetch,
-    settled: () => Promise.allSettled(background),
+    // With the same execution context as `request`, so work a served request leaves behind is awaited too.
+    fetch: (request: Request) => app.fetch(request, {}, ctx),
+    /** Waits for background work, including work that background work started (a report after a report). */
+    async settled() {
+      for (let seen = 0; seen < background.length; ) {
+        seen = background.length
+        await Promise.allSettled(background)
+      }
+    },
   }
 }
 

@@ -11,7 +11,7 @@ import { fifoLimits, randomLimits, releasedFraction, type CounterLimits } from '
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
 import { admissionDeltas, ANYWHERE, takeSlot, type Coordinator, type SlotResult } from '../../coordination/coordinator.ts'
-import { trafficField, waitingField } from '../../coordination/state.ts'
+import { activeField, trafficField, waitingField } from '../../coordination/state.ts'
 import { withTimeout } from '../../coordination/timeout.ts'
 import { randomId, type Ticket } from '../../ticket/ticket.ts'
 import type { DecisionReason } from '../decision.ts'
@@ -122,6 +122,13 @@ async function askForSlot(
         asked.result = await withTimeout(slot, o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'
+        if (counterWentBack(snapshot, location, asked.result)) {
+          // The counter has fewer grants than this worker saw reported: the backend lost its state. The slot
+          // just taken stays counted (an over-count), but nobody is let in on a count that forgot the room.
+          room.link.noteLostState(location, now)
+          asked.result = { admitted: false, roundTrips: asked.result.roundTrips }
+          asked.reason = 'recovering'
+        }
       }
     }
   } catch (error) {
@@ -132,6 +139,13 @@ async function askForSlot(
   return asked
 }
 
+/** A granting counter whose count is below what this minute's reports already showed taken from it. */
+function counterWentBack(snapshot: Snapshot, location: string, result: SlotResult): boolean {
+  if (!result.admitted || result.repeat || result.seq === undefined) return false
+  const seen = result.via === 'anywhere' ? snapshot.takenThisMinute.anywhere : (snapshot.takenThisMinute.locations[location] ?? 0)
+  return result.seq < seen
+}
+
 /**
  * What an admission adds beyond the coordinator's own count: the queue place it leaves and the traffic it
  * makes, once per worker and minute. A slot granted by a counter was counted by the counter; this worker only
@@ -140,9 +154,13 @@ async function askForSlot(
 function recordAdmission(room: Room, location: string, ticket: Ticket | undefined, bucketId: number, minute: number, ticketId: string, result: SlotResult): void {
   const { link } = room
   if (!link.firstCheckIn(`admitted:${ticketId}`, minute)) return
-  const granted = admissionDeltas({ roomId: room.o.roomId, location, scope: result.via === 'anywhere' ? ANYWHERE : location, minute, limit: 0, token: ticketId })
-  if (result.via === undefined) for (const field in granted) link.record(location, field, granted[field]!)
-  else if (!result.repeat) link.observe(location, granted)
+  if (result.via === undefined) {
+    // Not a counter's grant (passthrough, fail-open): active, but not a slot taken from any counter, so that
+    // the slots seen taken never exceed what the counters gave (which is how a lost counter is noticed).
+    link.record(location, activeField(minute), 1)
+  } else if (!result.repeat) {
+    link.observe(location, admissionDeltas({ roomId: room.o.roomId, location, scope: result.via === 'anywhere' ? ANYWHERE : location, minute, limit: 0, token: ticketId }))
+  }
   if (link.firstCheckIn(ticketId, minute)) link.record(location, trafficField(minute), 1)
   const previous = ticket ? minuteOf(ticket.lastCheckInTime) : undefined
   if (previous !== undefined && previous > minute - room.waitingWindow) link.record(location, waitingField(previous, bucketId), -1)

@@ -41,7 +41,7 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
   const status = statusFor(c.req.method, s.queueingStatusCode)
   if (!reading) c.header('Retry-After', String(Math.max(1, view.refresh || o.refreshIntervalSeconds)))
   // An API client's write gets JSON it can parse whenever it asks for it; pages are for browsers' reads.
-  const wantsJson = (c.req.header('accept') ?? '').includes('application/json')
+  const wantsJson = (c.req.header('accept') ?? '').toLowerCase().includes('application/json')
   if (wantsJson && (o.jsonResponseEnabled || !reading)) return c.json({ waitingRoom: variables }, status)
   return c.html(renderQueuePage(variables, s.template, messages), status)
 }

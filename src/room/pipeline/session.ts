@@ -6,6 +6,7 @@
 import type { Context } from 'hono'
 import { minuteOf } from '../../clock.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
+import type { Snapshot } from '../../admission/snapshot.ts'
 import { activeField, trafficField } from '../../coordination/state.ts'
 import { cookieHeaderOf, readCookie } from '../../ticket/cookie.ts'
 import type { Ticket } from '../../ticket/ticket.ts'
@@ -25,8 +26,16 @@ export async function readTicket(room: Room, c: Context, now: number, s: Effecti
   const sealer = room.sealerOf(c)
   const opened = sealer.cached(cookie) ?? (await sealer.open(cookie))
   if (!opened || !room.live(opened.ticket, now, s)) return { ticket: undefined, stale: false }
-  if (room.revokeEnabled && room.link.snapshot(now)?.revoked.has(opened.ticket.ticketId)) return { ticket: undefined, stale: false }
+  if (room.revokeEnabled && (await revokedSnapshot(room, c, now))?.revoked.has(opened.ticket.ticketId)) return { ticket: undefined, stale: false }
   return opened
+}
+
+/**
+ * The snapshot revocations are checked against. A cold worker (no state yet) waits for its first sync once,
+ * as it would for a new user: otherwise a ticket revoked elsewhere would pass on it and could be revoked twice.
+ */
+function revokedSnapshot(room: Room, c: Context, now: number): Snapshot | undefined | Promise<Snapshot | undefined> {
+  return room.link.snapshot(now) ?? room.link.ready(room.coordinatorOf(c), room.locationOf(c), now).catch(() => undefined)
 }
 
 /**

@@ -1,0 +1,82 @@
+/// <reference types="node" />
+/**
+ * @module
+ * The file behind a handle, seen from outside SQLite: which file the path names now (device and inode, so
+ * a file deleted or replaced under the running processes is noticed), and whether this process can write
+ * the database, its `-wal` and its `-shm`. SQLite maps the `-shm` file into memory; a process that cannot
+ * write it must not go on to map it (#14.5: the proxies died of SIGBUS), so this is checked before the
+ * first statement touches the file. `node:fs` works the same on Node and Bun.
+ */
+import { accessSync, constants, statSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+
+/** Which file a path names: equal identities are the same file, even if it was renamed. */
+export interface FileIdentity {
+  dev: number
+  ino: number
+}
+
+/** `bun:sqlite` keeps the path in `filename`, better-sqlite3 in `name`. */
+interface NamedHandle {
+  filename?: unknown
+  name?: unknown
+}
+
+/**
+ * The absolute path of the file a handle opened, or undefined when it has none to watch: `:memory:`, a
+ * temporary database (`""`), a `file:` URI (its query may change what it opens).
+ */
+export function databasePath(db: object): string | undefined {
+  const { filename, name } = db as NamedHandle
+  const path = typeof filename === 'string' ? filename : typeof name === 'string' ? name : undefined
+  if (path === undefined || path === '' || path === ':memory:' || path.startsWith('file:')) return undefined
+  return resolve(path)
+}
+
+/** The identity of the file at `path` now; undefined when there is none (deleted). */
+export function identityOf(path: string): FileIdentity | undefined {
+  try {
+    const { dev, ino } = statSync(path)
+    return { dev, ino }
+  } catch {
+    return undefined
+  }
+}
+
+export const sameFile = (a: FileIdentity | undefined, b: FileIdentity | undefined): boolean =>
+  a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino
+
+const writable = (path: string): boolean => {
+  try {
+    accessSync(path, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const exists = (path: string): boolean => {
+  try {
+    accessSync(path, constants.F_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * What keeps this process from writing the database at `path`, as a sentence naming the file, or undefined.
+ * Each of the database, `-wal` and `-shm` must be writable if it exists; the directory must be writable if
+ * one of them is still to be created (SQLite creates `-wal` and `-shm` beside the database).
+ */
+export function unwritableReason(path: string): string | undefined {
+  const files = [path, `${path}-wal`, `${path}-shm`]
+  for (const file of files) {
+    if (exists(file) && !writable(file)) return `${file} is not writable by this process`
+  }
+  const dir = dirname(path)
+  if (files.some((file) => !exists(file)) && !writable(dir)) {
+    return `the directory ${dir} is not writable by this process (SQLite creates ${path}-wal and -shm there)`
+  }
+  return undefined
+}

@@ -1,0 +1,135 @@
+/// <reference types="node" />
+/**
+ * @module
+ * The file under the running processes. #14.4: deleted (and started afresh by a new process) — every process
+ * goes over to the file the path names, which holds a new epoch. #14.5: a `-shm` this process cannot write —
+ * the process never hands it to SQLite (that ended in SIGBUS), follows its failMode with one log line naming
+ * the file, and recovers once it is writable. Runs under vitest (better-sqlite3) and bun test.
+ */
+import { chmodSync, existsSync, rmSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { TestApi } from '../../../test/conformance/coordinator-suite.ts'
+import type { WorkerReport } from '../../../src/coordination/state.ts'
+import { sqliteCoordinator, type SqliteCoordinator } from '../index.ts'
+import { killAllWorkers, startWorker } from './child.ts'
+import type { ClosableDatabase, SqliteHarness } from './harness.ts'
+import { tempFiles } from './temp-files.ts'
+
+const MINUTE = 29_405_520
+const AT = MINUTE * 60_000
+/** Short, so the tests wait a few tens of ms for the check instead of the default second. */
+const CHECK_MS = 40
+/** `nobody`: who runs the worker that must not be able to write the file, when the tests run as root. */
+const NOBODY = 65_534
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+const report = (roomId: string, deltas: Record<string, number> = {}): WorkerReport => ({
+  id: crypto.randomUUID(), roomId, location: 'host', at: AT, keepMinutes: 10, deltas,
+})
+
+/** Runs `body` with console.error captured; returns what it logged. */
+async function logged(body: () => Promise<void>): Promise<string[]> {
+  const lines: string[] = []
+  const original = console.error
+  console.error = (...args: unknown[]) => lines.push(args.map(String).join(' '))
+  try {
+    await body()
+  } finally {
+    console.error = original
+  }
+  return lines
+}
+
+export function fileSuite(t: TestApi, h: SqliteHarness): void {
+  const { describe, it, expect, afterAll } = t
+  const files = tempFiles('sqlite-file')
+  const coordinators: SqliteCoordinator[] = []
+  const handles: ClosableDatabase[] = []
+  const coordinatorOn = (path: string): SqliteCoordinator => {
+    const coordinator = sqliteCoordinator(h.open(path), { fileCheckIntervalMs: CHECK_MS })
+    coordinators.push(coordinator)
+    return coordinator
+  }
+  const remove = (path: string): void => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true })
+  }
+  const runtime = h.processRuntimes[0]!
+
+  describe(`bun-sqlite and its file: ${h.name}`, () => {
+    afterAll(() => {
+      killAllWorkers()
+      for (const coordinator of coordinators) coordinator.close()
+      for (const db of handles) db.close()
+      files.remove()
+    })
+
+    it('a file deleted under a running process is opened again within a check, as a new room (new epoch)', async () => {
+      const path = files.next()
+      const coordinator = coordinatorOn(path)
+      const before = await coordinator.sync(report('deleted', { [`a${MINUTE}`]: 2 }))
+      remove(path)
+      await sleep(CHECK_MS + 10)
+      let after: Awaited<ReturnType<typeof coordinator.sync>> | undefined
+      const lines = await logged(async () => {
+        after = await coordinator.sync(report('deleted'))
+      })
+      expect(existsSync(path)).toBe(true)
+      expect(after!.epoch!.id === before.epoch!.id).toBe(false)
+      expect(after!.locations.host?.counts[`a${MINUTE}`]).toBeUndefined()
+      expect(lines.length).toBe(1)
+      expect(lines[0]!.includes(path) && lines[0]!.includes('deleted or replaced')).toBe(true)
+    })
+
+    it('a file deleted while another process starts a new one on the path: both processes end up on one file', async () => {
+      const path = files.next()
+      const coordinator = coordinatorOn(path)
+      const old = await coordinator.sync(report('replaced'))
+      const slot = (token: string) =>
+        coordinator.takeSlot({ roomId: 'replaced', location: 'host', minute: MINUTE, localLimit: 1, anywhereLimit: 0, token })
+      expect((await slot('a')).admitted).toBe(true)
+      remove(path)
+
+      const other = startWorker(runtime, { mode: 'epoch', file: path, roomId: 'replaced', at: AT })
+      const otherEpoch = (await other.waitFor((line) => line.startsWith('epoch '))).slice('epoch '.length)
+      expect(otherEpoch === old.epoch!.id).toBe(false)
+      await sleep(CHECK_MS + 10)
+      await logged(async () => {
+        const view = await coordinator.sync(report('replaced', { [`a${MINUTE}`]: 3 }))
+        expect(view.epoch!.id).toBe(otherEpoch) // this process went over to the other's file
+      })
+      // The new file's counter is new: the slot taken in the old file is not there.
+      expect((await slot('b')).admitted).toBe(true)
+      other.send('go')
+      const seen = JSON.parse((await other.waitFor((line) => line.startsWith('view '))).slice('view '.length)) as Record<string, number>
+      // What this process wrote, the other process reads: 3 reported and 1 admitted by the grant.
+      expect(seen[`a${MINUTE}`]).toBe(4)
+      expect(await other.exited).toBe(0)
+    }, 30_000)
+
+    it('a -shm file this process cannot write: no crash, the queue page, one log line naming it; fixed, it recovers', async () => {
+      const path = files.next()
+      const root = typeof process.getuid === 'function' && process.getuid() === 0
+      // Another process keeps the file open, so the -wal and -shm files exist; it can write them, the worker cannot.
+      const owner = h.open(path)
+      handles.push(owner)
+      sqliteCoordinator(owner)
+      const shm = `${path}-shm`
+      expect(existsSync(shm)).toBe(true)
+      chmodSync(dirname(path), 0o777)
+      for (const file of [path, `${path}-wal`]) chmodSync(file, 0o666)
+      chmodSync(shm, 0o444)
+
+      const job = { mode: 'room', file: path, roomId: 'unwritable', options: { fileCheckIntervalMs: CHECK_MS } }
+      const worker = startWorker(runtime, job, root ? NOBODY : undefined)
+      expect(await worker.waitFor((line) => line.startsWith('outcome '))).toBe('outcome 200 queue page')
+      const complaints = worker.stderr.split('\n').filter((line) => line.startsWith('[hono-waiting-room] bun-sqlite:'))
+      expect(complaints.length).toBe(1)
+      expect(complaints[0]!.includes(`${shm} is not writable`)).toBe(true)
+
+      chmodSync(shm, 0o666)
+      worker.send('go')
+      expect(await worker.waitFor((line) => line.startsWith('again '))).toBe('again 200 origin')
+      expect(await worker.exited).toBe(0)
+    }, 30_000)
+  })
+}
