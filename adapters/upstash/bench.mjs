@@ -2,13 +2,18 @@
 // fresh prefix, deleted afterwards). Prints figures; asserts nothing about speed.
 //
 //   node adapters/upstash/bench.mjs [decisions=20000] [concurrency=64]
+//   BENCH_ADAPTER=/other/checkout/adapters/upstash/index.ts node adapters/upstash/bench.mjs   (before/after)
+//   BENCH_REDIS=redis://127.0.0.1:17100 …   (a Redis of your own, e.g. started with `nice -n -10` on a busy machine)
 //
 // For each client — node-redis over TCP, and @upstash/redis over REST through the test bridge — it
-// measures new-user decisions per second (takeSlot: location counter, then Anywhere) next to a bare
-// INCR through the same client in the same run, the latency of one decision at a time, and the round
-// trips per decision, counted by wrapping the client (and, for REST, by the bridge's HTTP requests).
-// Redis's own time per command (INFO commandstats) separates server cost from client and transport.
-// The REST figures measure the local bridge (one Node process in front of Redis), not Upstash.
+// measures new-user decisions per second (takeSlot as the core calls it: location counter, then Anywhere,
+// with both previous-reported values) next to a bare INCR through the same client in the same run, the
+// latency of one decision at a time, and the round trips per decision, counted by wrapping the client
+// (and, for REST, by the bridge's HTTP requests).
+// Redis's own time (INFO commandstats) is printed per decision path — a location grant, an Anywhere grant,
+// no slot — as µs per EVALSHA and the commands each EVALSHA ran inside Redis: that is the server cost the
+// #16 target (≤ 4 µs) is about, apart from client and transport. The REST figures measure the local bridge
+// (one Node process in front of Redis), not Upstash.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,19 +24,22 @@ import { bundleNodeModule, root } from './test/bundle.mjs'
 
 const DECISIONS = Number(process.argv[2] ?? 20_000)
 const CONCURRENCY = Number(process.argv[3] ?? 64)
+const PATH_DECISIONS = 5_000
 const LATENCY_SAMPLES = 500
 const ROUNDS = 3
+const REDIS_URL = process.env.BENCH_REDIS ?? 'redis://127.0.0.1:6379'
 const DATABASE = 13
 const MINUTE = Math.floor(Date.now() / 60_000)
 const prefix = `wrbench-${crypto.randomUUID().slice(0, 8)}`
 
 const outDir = await mkdtemp(join(tmpdir(), 'wr-upstash-bench-'))
-const load = async (entry, name) => import(pathToFileURL(await bundleNodeModule(`${root}${entry}`, join(outDir, name))).href)
-const { upstashCoordinator, fromNodeRedis } = await load('adapters/upstash/index.ts', 'adapter.mjs')
-const { startUpstashBridge } = await load('test/support/upstash-bridge.ts', 'bridge.mjs')
+const load = async (entry, name) => import(pathToFileURL(await bundleNodeModule(entry, join(outDir, name))).href)
+const adapterEntry = process.env.BENCH_ADAPTER ?? `${root}adapters/upstash/index.ts`
+const { upstashCoordinator, fromNodeRedis } = await load(adapterEntry, 'adapter.mjs')
+const { startUpstashBridge } = await load(`${root}test/support/upstash-bridge.ts`, 'bridge.mjs')
 
-const tcp = await createClient({ url: 'redis://127.0.0.1:6379', database: DATABASE, socket: { reconnectStrategy: false } }).connect()
-const bridge = await startUpstashBridge({ database: DATABASE })
+const tcp = await createClient({ url: REDIS_URL, database: DATABASE, socket: { reconnectStrategy: false } }).connect()
+const bridge = await startUpstashBridge({ redisUrl: REDIS_URL, database: DATABASE })
 const rest = new Redis({ url: bridge.url, token: bridge.token, enableTelemetry: false })
 
 /** Wraps a client in the adapter's shape, counting the calls it makes to Redis. */
@@ -67,7 +75,7 @@ async function latency(samples, task) {
   return { p50: times[Math.floor(samples / 2)], p99: times[Math.floor(samples * 0.99)] }
 }
 
-/** Redis's own time per call (INFO commandstats), to tell server cost from client and transport cost. */
+/** INFO commandstats: calls and µs per command name. */
 async function commandStats() {
   const stats = {}
   for (const [, name, calls, usec] of (await tcp.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+),usec=(\d+)/g)) {
@@ -78,6 +86,61 @@ async function commandStats() {
 const serverMicros = (before, after, name) =>
   ((after[name]?.usec ?? 0) - (before[name]?.usec ?? 0)) / Math.max(1, (after[name]?.calls ?? 0) - (before[name]?.calls ?? 0))
 
+/** Commands run inside Redis per EVALSHA between two commandstats, e.g. `hmget 1, hsetnx 1, hset 1`. */
+function innerCommands(before, after) {
+  const scripts = (after.evalsha?.calls ?? 0) - (before.evalsha?.calls ?? 0)
+  const parts = []
+  for (const [name, stat] of Object.entries(after)) {
+    const perScript = (stat.calls - (before[name]?.calls ?? 0)) / scripts
+    // Under 0.01 per script: another client's commands on a shared Redis, not ours.
+    if (perScript >= 0.01 && !['evalsha', 'eval', 'info', 'incr'].includes(name)) parts.push(`${name} ${perScript.toFixed(2)}`)
+  }
+  return parts.join(', ')
+}
+
+/** One decision as the core asks for it (src/room/pipeline/decide.ts): both previous-reported values set. */
+const slot = (roomId, token, localLimit, anywhereLimit) => ({
+  roomId, location: 'local', minute: MINUTE, localLimit, anywhereLimit, localPreviousReported: 0, anywherePreviousReported: 0, token,
+})
+
+/** The three paths of a decision: each from its own room, so every call takes the path it is named for. */
+const paths = {
+  'location grant': (i) => slot('path-location', `t${i}`, 1e9, 1e9),
+  // The location's one slot goes to the warm-up; every call after it falls through to the Anywhere counter.
+  'Anywhere grant': (i) => slot('path-anywhere', `t${i}`, 1, 1e9),
+  'no slot': (i) => slot('path-full', `t${i}`, 1, 1),
+}
+
+/**
+ * The floor under any script: `return 1` with a decision's 4 keys and 8 arguments. Redis spends this on an
+ * EVALSHA before the script makes a single call (a Lua call per command comes on top: ~2–3 µs each here).
+ */
+async function emptyScriptFloor() {
+  const sha1 = await tcp.scriptLoad('return 1')
+  const room = `${prefix}:{floor}`
+  const before = await commandStats()
+  await throughput(PATH_DECISIONS, CONCURRENCY, (i) =>
+    tcp.evalSha(sha1, {
+      keys: [`${room}:l:local`, `${room}:t:${MINUTE}`, `${room}:t:${MINUTE - 1}`, `${room}:locations`],
+      arguments: [`t${i}`, '1000000000', '1000000000', '0', '0', '0123456789abcdef', `~c${MINUTE}`, `~c${MINUTE - 1}`],
+    }),
+  )
+  return serverMicros(before, await commandStats(), 'evalsha').toFixed(2)
+}
+
+async function measurePaths(coordinator) {
+  const rows = { 'Redis µs/EVALSHA, empty script': `${await emptyScriptFloor()}  (return 1, same keys and arguments: the floor)` }
+  for (const [name, request] of Object.entries(paths)) {
+    await coordinator.takeSlot(request('warm-up'))
+    await coordinator.takeSlot(request('warm-up-2'))
+    const before = await commandStats()
+    await throughput(PATH_DECISIONS, CONCURRENCY, (i) => coordinator.takeSlot(request(i)))
+    const after = await commandStats()
+    rows[`Redis µs/EVALSHA, ${name}`] = `${serverMicros(before, after, 'evalsha').toFixed(2)}  (${innerCommands(before, after)})`
+  }
+  return rows
+}
+
 const clients = {
   'node-redis (TCP)': { scripting: fromNodeRedis(tcp), incr: (key) => tcp.incr(key) },
   '@upstash/redis (REST via bridge)': { scripting: rest, incr: (key) => rest.incr(key) },
@@ -87,8 +150,7 @@ const rows = []
 for (const [label, client] of Object.entries(clients)) {
   const wrapped = counting(client.scripting)
   const coordinator = upstashCoordinator(wrapped, { prefix })
-  const decide = (run) => (i) =>
-    coordinator.takeSlot({ roomId: `bench-${run}`, location: 'local', minute: MINUTE, localLimit: 1e9, anywhereLimit: 1e9, token: `t${i}` })
+  const decide = (run) => (i) => coordinator.takeSlot(slot(`bench-${run}`, `t${i}`, 1e9, 1e9))
   await decide('warm')(0) // loads the script: the one decision per server lifetime that costs 2 round trips
 
   const callsBefore = wrapped.calls
@@ -119,17 +181,18 @@ for (const [label, client] of Object.entries(clients)) {
     'decision p99 ms': decisionLatency.p99.toFixed(3),
     'Redis µs/EVALSHA': serverMicros(statsBefore, statsAfter, 'evalsha').toFixed(2),
     'Redis µs/INCR': serverMicros(statsBefore, statsAfter, 'incr').toFixed(2),
+    ...(label.includes('TCP') ? await measurePaths(coordinator) : {}),
     'round trips/decision': perDecision,
     'reported roundTrips': Math.max(...roundTripsReported),
     ...(httpPerDecision === undefined ? {} : { 'HTTP requests/decision': httpPerDecision }),
   })
 }
 
-console.log(`${DECISIONS} decisions and ${DECISIONS} INCRs per client and round, ${CONCURRENCY} in flight, best of ${ROUNDS} alternating rounds; latency over ${LATENCY_SAMPLES} sequential calls`)
-console.log(`node ${process.version}, redis-server ${(await tcp.info('server')).match(/redis_version:(\S+)/)?.[1]} on 127.0.0.1`)
+console.log(`${DECISIONS} decisions and ${DECISIONS} INCRs per client and round, ${CONCURRENCY} in flight, best of ${ROUNDS} alternating rounds; latency over ${LATENCY_SAMPLES} sequential calls; ${PATH_DECISIONS} decisions per path`)
+console.log(`node ${process.version}, redis-server ${(await tcp.info('server')).match(/redis_version:(\S+)/)?.[1]} at ${REDIS_URL}, adapter ${adapterEntry.replace(root, '')}`)
 for (const row of rows) {
   console.log(`\n${row.client}`)
-  for (const [key, value] of Object.entries(row)) if (key !== 'client') console.log(`  ${key.padEnd(24)} ${value}`)
+  for (const [key, value] of Object.entries(row)) if (key !== 'client') console.log(`  ${key.padEnd(34)} ${value}`)
 }
 
 let deleted = 0

@@ -4,11 +4,12 @@
  * counter, then Anywhere) is one round trip and a worker's report merge is another. Works over Upstash's
  * REST API (`@upstash/redis`: Vercel Edge, Cloudflare, Deno) and over TCP (node-redis via `fromNodeRedis`).
  */
-import { ANYWHERE, COUNTER_TTL_MINUTES, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
+import { ANYWHERE, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import type { LocationState, RoomState, WorkerReport } from '../../src/coordination/state.ts'
-import { roomKeys, type RoomKeys } from './keys.ts'
-import { DRIVER_NAME, replyArray, runScript, type RedisScripting } from './run-script.ts'
+import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
+import { grantFields, roomKeys, type RoomKeys } from './keys.ts'
+import { readRoomState } from './room-state.ts'
+import { DRIVER_NAME, replyInteger, runScript, type RedisScripting } from './run-script.ts'
 import { incrementScript, syncScript, takeSlotScript } from './scripts.ts'
 
 export interface UpstashCoordinatorOptions {
@@ -25,13 +26,6 @@ export interface UpstashCoordinator extends Coordinator {
 }
 
 /**
- * Counters are created during their minute and must outlive it by COUNTER_TTL_MINUTES (late retries):
- * two more minutes cover the rest of the creating minute with a margin. The TTL is relative, so the
- * scripts never read the server's clock and a worker's clock never has to agree with it.
- */
-const COUNTER_TTL_SECONDS = String((COUNTER_TTL_MINUTES + 2) * 60)
-
-/**
  * A random id per adapter call. A transport retry resends the same command, so the script recognizes
  * its own attempt and answers as the first time (not `repeat`): the core then counts the admission once,
  * exactly as if the reply had not been lost.
@@ -46,6 +40,49 @@ function newAttempt(): string {
 /** A `previousReported` as a script argument: '' when left out (no correction). */
 function reportedArg(previousReported: number | undefined): string {
   return previousReported === undefined ? '' : String(previousReported)
+}
+
+/** The increment script's keys and arguments: where the grant's admission is counted (see the script). */
+function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], string[]] {
+  const { scope, location, minute } = request
+  const fields = grantFields(minute)
+  const anywhere = scope === ANYWHERE
+  const kind = anywhere ? (location === undefined ? 'Z' : 'A') : location === undefined ? 'B' : location === scope ? 'L' : 'O'
+  const own = anywhere ? keys.tokens(minute) : keys.location(scope)
+  const target = location === undefined ? own : keys.location(location)
+  const firstField = kind === 'B' || kind === 'O' ? fields.notHere : kind === 'A' ? fields.fromAnywhere : ''
+  return [
+    [anywhere ? target : own, keys.tokens(minute), keys.tokens(minute - 1), target, keys.locations],
+    [
+      request.token,
+      String(request.limit),
+      reportedArg(request.previousReported),
+      newAttempt(),
+      kind,
+      anywhere ? '*' : fields.counter,
+      anywhere ? '*' : grantFields(minute - 1).counter,
+      firstField,
+      kind === 'O' ? fields.fromOther : '',
+      fields.counter,
+    ],
+  ]
+}
+
+/** The sync script's arguments: the report's deltas (zeros left out), then its once entries. */
+function syncArgs(report: WorkerReport, locationPrefix: string, reportIdTtl: string): string[] {
+  const deltas: string[] = []
+  for (const field in report.deltas) {
+    const delta = report.deltas[field]!
+    if (delta !== 0) deltas.push(field, String(delta))
+  }
+  const args = [report.location, String(report.at), String(report.keepMinutes), locationPrefix, reportIdTtl, `${report.at}:${report.id}`, String(deltas.length / 2), ...deltas]
+  for (const key in report.once) {
+    const entry = report.once[key]!
+    const start = args.push(key, '0')
+    for (const field in entry) if (entry[field] !== 0) args.push(field, String(entry[field]))
+    args[start - 1] = String((args.length - start) / 2)
+  }
+  return args
 }
 
 function optionError(field: string, message: string): WaitingRoomError {
@@ -70,19 +107,6 @@ function validate(redis: unknown, options: UpstashCoordinatorOptions): void {
   }
 }
 
-/** Reads the sync script's flat triples ('@'name, updatedAt, [field, value, …]) into a room state. */
-function readRoomState(reply: unknown, at: number): RoomState {
-  const flat = replyArray(syncScript, reply)
-  const locations: Record<string, LocationState> = {}
-  for (let i = 0; i + 2 < flat.length; i += 3) {
-    const fields = replyArray(syncScript, flat[i + 2])
-    const counts: Record<string, number> = {}
-    for (let j = 0; j + 1 < fields.length; j += 2) counts[String(fields[j])] = Number(fields[j + 1])
-    locations[String(flat[i]).slice(1)] = { counts, updatedAt: Number(flat[i + 1]) }
-  }
-  return { locations, at }
-}
-
 /**
  * A coordinator over Redis: Upstash (REST) or any Redis 6.2+ (TCP).
  *
@@ -104,15 +128,11 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
     name: DRIVER_NAME,
 
     async increment(request: CounterRequest): Promise<CounterResult> {
-      const keys = keysOf(request.roomId)
-      const { reply } = await runScript(
-        redis,
-        incrementScript,
-        [keys.counter(request.scope, request.minute), keys.counter(request.scope, request.minute - 1)],
-        [request.token, String(request.limit), COUNTER_TTL_SECONDS, newAttempt(), reportedArg(request.previousReported)],
-      )
-      const [taken, seq, repeat] = replyArray(incrementScript, reply).map(Number)
-      return repeat ? { taken: true, seq: seq!, repeat: true } : { taken: taken === 1, seq: seq! }
+      const { reply } = await runScript(redis, incrementScript, ...incrementCall(keysOf(request.roomId), request))
+      const code = replyInteger(incrementScript, reply)
+      const seq = Math.floor(code / 4)
+      if (code & 2) return { taken: true, seq, repeat: true }
+      return { taken: (code & 1) === 1, seq }
     },
 
     async takeSlot(request: SlotRequest): Promise<SlotResult> {
@@ -120,35 +140,32 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const { reply, roundTrips } = await runScript(
         redis,
         takeSlotScript,
-        [
-          keys.counter(request.location, request.minute),
-          keys.counter(ANYWHERE, request.minute),
-          keys.counter(request.location, request.minute - 1),
-          keys.counter(ANYWHERE, request.minute - 1),
-        ],
+        [keys.location(request.location), keys.tokens(request.minute), keys.tokens(request.minute - 1), keys.locations],
         [
           request.token,
           String(request.localLimit),
           String(request.anywhereLimit),
-          COUNTER_TTL_SECONDS,
-          newAttempt(),
           reportedArg(request.localPreviousReported),
           reportedArg(request.anywherePreviousReported),
+          newAttempt(),
+          grantFields(request.minute).counter,
+          grantFields(request.minute - 1).counter,
         ],
       )
-      const [via, repeat] = replyArray(takeSlotScript, reply).map(Number)
+      const code = replyInteger(takeSlotScript, reply)
+      const via = code & 3
       if (via !== 1 && via !== 2) return { admitted: false, roundTrips }
-      return { admitted: true, via: via === 1 ? 'location' : 'anywhere', repeat: repeat === 1, roundTrips }
+      return { admitted: true, via: via === 1 ? 'location' : 'anywhere', repeat: (code & 4) === 4, roundTrips }
     },
 
     async sync(report: WorkerReport): Promise<RoomState> {
       const keys = keysOf(report.roomId)
-      const args = [report.location, String(report.at), String(report.keepMinutes), keys.locationPrefix, reportIdTtl]
-      for (const field in report.deltas) {
-        const delta = report.deltas[field]!
-        if (delta !== 0) args.push(field, String(delta))
-      }
-      const { reply } = await runScript(redis, syncScript, [keys.location(report.location), keys.locations, keys.report(report.id)], args)
+      const { reply } = await runScript(
+        redis,
+        syncScript,
+        [keys.location(report.location), keys.locations, keys.report(report.id), keys.epoch],
+        syncArgs(report, keys.locationPrefix, reportIdTtl),
+      )
       return readRoomState(reply, report.at)
     },
   }

@@ -13,6 +13,6 @@
  * ```
  */
 export { upstashCoordinator, redisCoordinator, type UpstashCoordinator, type UpstashCoordinatorOptions } from './coordinator.ts'
-export { fromNodeRedis, type NodeRedisScripting } from './node-redis.ts'
+export { fromNodeRedis, type FromNodeRedisOptions, type NodeRedisScripting } from './node-redis.ts'
 export { DRIVER_NAME, type RedisScripting } from './run-script.ts'
 export { SCRIPTS, type LuaScript } from './scripts.ts'

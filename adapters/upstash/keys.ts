@@ -1,15 +1,22 @@
 /**
  * @module
- * Key names. Every key of a room carries the room in a hash tag, `{prefix}:{{roomId}}:…`, so Redis
- * Cluster puts all of a room's keys in one slot: the scripts touch several of them in one call.
+ * Key and private field names. Every key of a room carries the room in a hash tag, `{prefix}:{{roomId}}:…`,
+ * so Redis Cluster puts all of a room's keys in one slot: the scripts touch several of them in one call.
+ *
+ * The counters live where the scripts already are, so a decision touches as few keys as possible:
+ * - a location's counter of minute m is the field `~c{m}` of that location's hash — the same hash that holds
+ *   the location's state, so the grant's count and the state it adds to are one write (see {@link grantFields});
+ * - the Anywhere counter of minute m is the field `*` of the minute's token hash, read with the token.
+ * Fields starting with `~` are the adapter's own: the coordinator folds them into the core's fields
+ * (`room-state.ts`) and never hands them to the core.
  */
 import { WaitingRoomError } from '../../src/errors.ts'
 import { DRIVER_NAME } from './run-script.ts'
 
 export interface RoomKeys {
-  /** Hash of token → sequence number for one (scope, minute); minute first, so any scope name is safe. */
-  counter(scope: string, minute: number): string
-  /** Hash of count fields for one location. */
+  /** Hash of minute m: ticket id → first answer (`seq:via attempt`), and `*` → the Anywhere count. */
+  tokens(minute: number): string
+  /** Hash of count fields for one location, with the location counter's private fields. */
   location(name: string): string
   /** `location(name)` without the name: the sync script builds other locations' keys from it. */
   locationPrefix: string
@@ -17,6 +24,8 @@ export interface RoomKeys {
   locations: string
   /** Marker that a report id was applied. */
   report(id: string): string
+  /** The room's epoch, `at:reportId` of the sync that created the state. No expiry (see the README). */
+  epoch: string
 }
 
 export function roomKeys(prefix: string, roomId: string): RoomKeys {
@@ -26,10 +35,30 @@ export function roomKeys(prefix: string, roomId: string): RoomKeys {
   const room = `${prefix}:{${roomId}}`
   const locationPrefix = `${room}:l:`
   return {
-    counter: (scope, minute) => `${room}:c:${minute}:${scope}`,
+    tokens: (minute) => `${room}:t:${minute}`,
     location: (name) => locationPrefix + name,
     locationPrefix,
     locations: `${room}:locations`,
     report: (id) => `${room}:r:${id}`,
+    epoch: `${room}:epoch`,
   }
 }
+
+/**
+ * The private fields of a location hash for minute m:
+ * - `~c{m}` the location counter: slots its counter gave in minute m (the count the limit applies to);
+ * - `~b{m}` of those, the ones not to count as this location's admissions (a bare counter call, or one made
+ *   for another location), so the location's admissions from its own counter are `~c − ~b`;
+ * - `~g{m}` admissions of this location granted by another location's counter;
+ * - `~h{m}` admissions of this location granted by the Anywhere counter.
+ * Admissions = ~c − ~b + ~g + ~h, added to `a{m}` and `n{m}`; ~h also to `y{m}` (admissionDeltas).
+ */
+export const grantFields = (minute: number) => ({
+  counter: `~c${minute}`,
+  notHere: `~b${minute}`,
+  fromOther: `~g${minute}`,
+  fromAnywhere: `~h${minute}`,
+})
+
+/** Prefix of every private field. */
+export const PRIVATE_FIELD = '~'

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SlotRequest } from '../../src/coordination/coordinator.ts'
 import { fromNodeRedis, upstashCoordinator } from './index.ts'
 import { bundleNodeModule, root } from './test/bundle.mjs'
-import { openRedisFixture, type RedisFixture } from './test/fixture.ts'
+import { counterValue, openRedisFixture, type RedisFixture } from './test/fixture.ts'
 import { REDIS_URL, TEST_DATABASE } from './test/redis.ts'
 
 const MINUTE = 29_405_520
@@ -98,7 +98,7 @@ describe('upstash: 2,000 concurrent new users from 4 processes, limit 200', () =
   it('one location counter shared by all processes admits exactly 200', async () => {
     const slot = { roomId: 'shared', location: 'local', minute: MINUTE, localLimit: 200, anywhereLimit: 0 }
     check(await runProcesses([slot, slot, slot, slot]))
-    expect(await fixture.tcp.hLen(`${fixture.prefix}:{shared}:c:${MINUTE}:local`)).toBe(200)
+    expect(await counterValue(fixture.tcp, fixture.prefix, 'shared', 'local', MINUTE)).toBe(200)
   })
 
   it('four locations of 20 plus an Anywhere pool of 120 admit exactly 200', async () => {
@@ -107,8 +107,8 @@ describe('upstash: 2,000 concurrent new users from 4 processes, limit 200', () =
     expect(admitted.filter((entry) => entry.via === 'location').length).toBe(80)
     expect(admitted.filter((entry) => entry.via === 'anywhere').length).toBe(120)
     for (const location of ['SJC', 'LHR', 'NRT', 'GRU']) {
-      expect(await fixture.tcp.hLen(`${fixture.prefix}:{split}:c:${MINUTE}:${location}`)).toBe(20)
+      expect(await counterValue(fixture.tcp, fixture.prefix, 'split', location, MINUTE)).toBe(20)
     }
-    expect(await fixture.tcp.hLen(`${fixture.prefix}:{split}:c:${MINUTE}:*`)).toBe(120)
+    expect(await counterValue(fixture.tcp, fixture.prefix, 'split', '*', MINUTE)).toBe(120)
   })
 })

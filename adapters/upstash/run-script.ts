@@ -36,6 +36,12 @@ function fixFor(message: string): string {
   if (upper.includes('CLOSED') || upper.includes('NOT CONNECTED')) {
     return 'the node-redis client is not connected: `await client.connect()` before serving requests'
   }
+  if (upper.startsWith('WAIT:')) {
+    return 'a master has fewer live replicas than fromNodeRedis({ replicas }) asks for (after a failover, until the old master rejoins): the room answers with its failMode until then'
+  }
+  if (upper.includes('CLUSTERDOWN') || upper.includes('TRYAGAIN') || upper.includes('MOVED')) {
+    return 'the Redis cluster is failing over or resharding; the room answers with its failMode until it is back'
+  }
   if (upper.includes('UNAUTHORIZED') || upper.includes('WRONGPASS') || upper.includes('NOAUTH')) {
     return 'Redis refused the credentials: check UPSTASH_REDIS_REST_TOKEN (or the password in the Redis URL)'
   }
@@ -68,5 +74,15 @@ export function replyArray(script: LuaScript, reply: unknown): unknown[] {
   throw new WaitingRoomError(
     'ERR_WR_COORDINATOR',
     `${DRIVER_NAME}: script ${script.name} answered ${JSON.stringify(reply)}, not an array (pass the client without a custom deserializer)`,
+  )
+}
+
+/** The reply as a non-negative integer (the counter scripts' packed answers), or an error as {@link replyArray}'s. */
+export function replyInteger(script: LuaScript, reply: unknown): number {
+  const value = typeof reply === 'number' ? reply : typeof reply === 'string' && /^\d+$/.test(reply) ? Number(reply) : Number.NaN
+  if (Number.isSafeInteger(value) && value >= 0) return value
+  throw new WaitingRoomError(
+    'ERR_WR_COORDINATOR',
+    `${DRIVER_NAME}: script ${script.name} answered ${JSON.stringify(reply)}, not an integer (pass the client without a custom deserializer)`,
   )
 }

@@ -1,6 +1,6 @@
 /**
  * @module
- * The adapter's Lua scripts with their SHA1s, precomputed so a call is one EVALSHA without hashing at
+ * The adapter's counter scripts with their SHA1s, precomputed so a call is one EVALSHA without hashing at
  * startup (Web Crypto is async, and an Edge isolate should not pay for it on its first request).
  * `scripts.test.ts` recomputes every hash; after editing a script, put the new hash it prints here.
  *
@@ -8,10 +8,20 @@
  * - Deterministic: the clock comes in as an argument (`at`, or the minute in the key), never `TIME`.
  * - Every key it touches shares the room's hash tag (`{room}`), so Redis Cluster keeps them in one slot;
  *   `sync` derives the other locations' keys from that tag, which a cluster allows within one slot.
- * - Replies hold integers, count field names and '@'-prefixed location names only: a REST client's
- *   automatic JSON deserialization turns "12" into 12 (read back with Number) but would parse a location
- *   named `[1]` or `{}` into an array or object — the '@' keeps every name a plain string.
+ * - Replies hold integers, count field names and '@'-prefixed strings only: a REST client's automatic JSON
+ *   deserialization turns "12" into 12 (read back with Number) but would parse a location named `[1]` or
+ *   `{}` into an array or object — the '@' keeps every name a plain string.
+ * - Cheap on the hot path (#16): Redis spends most of a script's time per `redis.call` (~2.5 µs each on the
+ *   test machine) and per argument, so the new-user path makes as few calls as the decision allows, field
+ *   names come precomputed, and the reply is one integer. See the README's figures.
+ *
+ * A token's first answer is stored with its `attempt`, `*`-prefixed when the Anywhere counter gave it.
+ * `attempt` is random per adapter call (hex): the same attempt again is a transport retry (the HTTP client
+ * resending after a lost reply) and gets the first answer exactly; another attempt with the same token is a
+ * repeat, flagged so nothing is counted twice. One token takes at most one slot per room and minute, from
+ * either counter.
  */
+import { syncScript } from './sync-script.ts'
 
 export interface LuaScript {
   /** Name for errors and metrics. */
@@ -21,116 +31,136 @@ export interface LuaScript {
   readonly sha1: string
 }
 
+/** Seconds a minute's token hash lives: the minute plus COUNTER_TTL_MINUTES (3) and a margin. */
+export const TOKEN_TTL_SECONDS = 300
 /**
- * One conditional minute counter. A counter is a hash of token → "seq:attempt", so its count is its
- * length and a repeated token finds its first answer. `attempt` is random per adapter call: the same
- * attempt again is a transport retry (the HTTP client resending after a lost reply) and gets the first
- * answer exactly; another attempt with the same token is a repeat, flagged so the core counts nothing.
- * With a previous-reported value, the limit is lowered by what the same scope's counter of minute − 1
- * gave beyond it (`effectiveLimit` in src/coordination/coordinator.ts); '' leaves the limit as it is.
- * KEYS[1] counter, KEYS[2] the same scope's counter of minute − 1. ARGV: token, limit, ttl seconds,
- * attempt, previous reported ('' for none). Reply: {taken 0|1, seq, repeat 0|1}.
+ * Backstop expiry of a location hash or index first written by a grant. A report sets their real window
+ * (keepMinutes + 2) a moment later; this only bounds them if no worker of the location ever reports.
  */
-export const incrementScript: LuaScript = {
-  name: 'increment',
-  source: `local earlier = redis.call('HGET', KEYS[1], ARGV[1])
-if earlier then
-  local seq, attempt = string.match(earlier, '^(%d+):(.*)$')
-  return {1, tonumber(seq), attempt == ARGV[4] and 0 or 1}
-end
-local seq = redis.call('HLEN', KEYS[1])
-local limit = tonumber(ARGV[2])
-if ARGV[5] ~= '' then limit = limit - math.max(0, redis.call('HLEN', KEYS[2]) - tonumber(ARGV[5])) end
-if seq >= limit then return {0, seq, 0} end
-redis.call('HSET', KEYS[1], ARGV[1], seq .. ':' .. ARGV[4])
-if seq == 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
-return {1, seq, 0}
-`,
-  sha1: '1daf04a5764c80645b8e7dd0b550bcd5bbe725f6',
-}
+export const GRANT_STATE_TTL_SECONDS = 86_400
 
 /**
- * A new user's whole decision in one round trip: the location counter, then the Anywhere counter
- * (seed 000). The token is looked up in both counters before anything is taken, so a retry finds its
- * first answer even if the limits grew since. Values, attempts and previous-reported corrections as in
- * {@link incrementScript}. KEYS[1] location counter, KEYS[2] Anywhere counter, KEYS[3] and KEYS[4] the
- * same two of minute − 1. ARGV: token, location limit, Anywhere limit, ttl seconds, attempt, location
- * previous reported, Anywhere previous reported ('' for none). Reply: {via 0 none | 1 location |
- * 2 Anywhere, repeat 0|1}.
+ * Lua: `claim` holds a location hash just given its first grant of a minute. Gives it an expiry if it has
+ * none, and lists the location in the room's index (KEYS[index]) scored by the grant's minute (ms), so a
+ * location whose workers never report is still seen by the others. The name is the hash key's tail: both
+ * keys are `{prefix}:{{room}}:…`, the index `…:locations` (10 characters after the room), the hash `…:l:{name}`.
+ */
+const claimSource = (index: number, minuteField: string): string => `if claim then
+  if redis.call('TTL', claim) < 0 then redis.call('EXPIRE', claim, ${GRANT_STATE_TTL_SECONDS}) end
+  local name = string.sub(claim, #KEYS[${index}] - 6)
+  local score = tonumber(string.sub(${minuteField}, 3)) * 60000
+  if redis.call('ZADD', KEYS[${index}], 'GT', score, name) == 1 and redis.call('TTL', KEYS[${index}]) < 0 then
+    redis.call('EXPIRE', KEYS[${index}], ${GRANT_STATE_TTL_SECONDS})
+  end
+end
+`
+
+/**
+ * A new user's whole decision in one round trip: the location counter, then the Anywhere counter (seed 000),
+ * with the admission counted in the location's state by the same write (`~c`/`~h`: keys.ts `grantFields`).
+ * A token already holding a slot this minute gets its first answer, even if the limits changed since.
+ * With a previous-reported value ('' for none), a counter's limit is lowered by what it gave in minute − 1
+ * beyond it (`effectiveLimit`). Calls inside Redis: location grant 3, Anywhere grant 4–5, no slot 2, repeat
+ * 2–3, plus 3–4 the first time in a minute a location is given a slot. A token's first answer is its
+ * attempt, `*`-prefixed when the Anywhere counter gave it (attempts are hex).
+ * KEYS: location hash, tokens of minute m, tokens of minute m − 1, the room's location index.
+ * ARGV: token, location limit, Anywhere limit, location previous reported, Anywhere previous reported,
+ * attempt, `~c{m}`, `~c{m−1}`. Reply: 0 no slot, 1 location, 2 Anywhere; + 4 for a repeat.
  */
 export const takeSlotScript: LuaScript = {
   name: 'takeSlot',
-  source: `local token, attempt = ARGV[1], ARGV[5]
-for via = 1, 2 do
-  local earlier = redis.call('HGET', KEYS[via], token)
-  if earlier then return {via, string.match(earlier, ':(.*)$') == attempt and 0 or 1} end
-end
-for via = 1, 2 do
-  local limit, reported = tonumber(ARGV[via + 1]), ARGV[via + 5]
-  if limit > 0 and reported ~= '' then
-    limit = limit - math.max(0, redis.call('HLEN', KEYS[via + 2]) - tonumber(reported))
-  end
-  local seq = redis.call('HLEN', KEYS[via])
+  source: `local H, T, token, attempt = KEYS[1], KEYS[2], ARGV[1], ARGV[6]
+local earlier, claim, via
+local limit = tonumber(ARGV[2])
+if limit > 0 then
+  local counts = redis.call('HMGET', H, ARGV[7], ARGV[8])
+  local seq = tonumber(counts[1]) or 0
+  if ARGV[4] ~= '' then limit = limit - math.max(0, (tonumber(counts[2]) or 0) - tonumber(ARGV[4])) end
   if seq < limit then
-    redis.call('HSET', KEYS[via], token, seq .. ':' .. attempt)
-    if seq == 0 then redis.call('EXPIRE', KEYS[via], ARGV[4]) end
-    return {via, 0}
+    if redis.call('HSETNX', T, token, attempt) == 0 then
+      earlier = redis.call('HGET', T, token)
+    else
+      redis.call('HINCRBY', H, ARGV[7], '1')
+      if seq > 0 then return 1 end
+      redis.call('EXPIRE', T, ${TOKEN_TTL_SECONDS})
+      claim, via = H, 1
+    end
   end
 end
-return {0, 0}
+if not earlier and not claim then
+  local got = redis.call('HMGET', T, token, '*')
+  earlier = got[1]
+  if not earlier then
+    limit = tonumber(ARGV[3])
+    local seq = tonumber(got[2]) or 0
+    if seq < limit and ARGV[5] ~= '' then
+      limit = limit - math.max(0, (tonumber(redis.call('HGET', KEYS[3], '*')) or 0) - tonumber(ARGV[5]))
+    end
+    if seq >= limit then return 0 end
+    redis.call('HSET', T, token, '*' .. attempt, '*', seq + 1)
+    if seq == 0 then redis.call('EXPIRE', T, ${TOKEN_TTL_SECONDS}) end
+    if redis.call('HINCRBY', H, '~h' .. string.sub(ARGV[7], 3), '1') > 1 then return 2 end
+    claim, via = H, 2
+  end
+end
+if earlier then
+  local anywhere = string.sub(earlier, 1, 1) == '*'
+  local from = string.match(earlier, '^%*?([^:]*)')
+  return (anywhere and 2 or 1) + (from == attempt and 0 or 4)
+end
+${claimSource(4, 'ARGV[7]')}return via
 `,
-  sha1: '9fbec58bf07309f4df1f2596d6c7da7ab5d61346',
+  sha1: '05e7b19da08e5d091416015cc809669917b14762',
 }
 
 /**
- * Merges one worker report into its location and answers with every location of the room.
- * The report id is claimed with SET NX (expiring), so a retried report adds nothing. Old fields of the
- * reporting location are dropped while the reply is read — the read happens anyway, so pruning costs
- * only the HDELs of fields that just aged out. Location hashes and the index expire once silent.
- * KEYS[1] location hash, KEYS[2] room's location index (zset: name → last merge ms), KEYS[3] report id.
- * ARGV: location, at (ms), keepMinutes, location key prefix, report id ttl seconds, then field, delta pairs.
- * Reply: flat triples {'@'..name, updatedAt, {field, value, ...}}.
+ * One conditional minute counter (the core's unfused path, and bare counters in tests and benchmarks).
+ * `kind` says where a grant's admission is counted: `L` the scope's own location, `B` nowhere (bare, a
+ * location counter), `O` another location than the scope's, `A` a location (Anywhere counter), `Z` nowhere
+ * (bare, Anywhere counter). A token's first answer is `{attempt}:{seq}`, `*`-prefixed for Anywhere (one
+ * stored by takeSlot has no seq: 0 is answered). KEYS: the scope's location hash (any room key for
+ * Anywhere), tokens of minute m, tokens of minute m − 1, the hash of the location the admission counts for
+ * (else the first key again), the room's location index. ARGV: token, limit, previous reported ('' for
+ * none), attempt, kind, counter field (`~c{m}` or `*`), its minute − 1 field (`~c{m−1}` or `*`), the first
+ * admission field (`~b{m}` on the scope's hash for B and O, `~h{m}` on the location's for A), the second
+ * (`~g{m}`, on the location's for O), `~c{m}` (the minute, for the index). Reply: seq × 4 + taken + 2 × repeat.
  */
-export const syncScript: LuaScript = {
-  name: 'sync',
-  source: `local location, at, keep = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local oldest = math.floor(at / 60000) - keep
-local ttl = (keep + 2) * 60
-if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
-  for i = 6, #ARGV, 2 do
-    if redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) == 0 then redis.call('HDEL', KEYS[1], ARGV[i]) end
-  end
-  redis.call('ZADD', KEYS[2], 'GT', at, location)
-  redis.call('EXPIRE', KEYS[1], ttl)
-  redis.call('EXPIRE', KEYS[2], ttl)
+export const incrementScript: LuaScript = {
+  name: 'increment',
+  source: `local T, token, attempt, kind = KEYS[2], ARGV[1], ARGV[4], ARGV[5]
+local earlier = redis.call('HGET', T, token)
+if earlier then
+  local from, seq = string.match(earlier, '^%*?([^:]*):?(%d*)$')
+  return (tonumber(seq) or 0) * 4 + 1 + (from == attempt and 0 or 2)
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (at - ttl * 1000))
-local reply = {}
-local index = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
-for i = 1, #index, 2 do
-  local name = index[i]
-  local key = ARGV[4] .. name
-  local fields = redis.call('HGETALL', key)
-  if name == location then
-    local kept = {}
-    for j = 1, #fields, 2 do
-      local minute = tonumber(string.match(fields[j], '^%a(%d+)'))
-      if minute and minute < oldest then
-        redis.call('HDEL', key, fields[j])
-      else
-        kept[#kept + 1] = fields[j]
-        kept[#kept + 1] = fields[j + 1]
-      end
-    end
-    fields = kept
-  end
-  reply[#reply + 1] = '@' .. name
-  reply[#reply + 1] = tonumber(index[i + 1])
-  reply[#reply + 1] = fields
+local anywhere = kind == 'A' or kind == 'Z'
+local seq = tonumber(redis.call('HGET', anywhere and T or KEYS[1], ARGV[6])) or 0
+local limit = tonumber(ARGV[2])
+if seq < limit and ARGV[3] ~= '' then
+  local before = tonumber(redis.call('HGET', anywhere and KEYS[3] or KEYS[1], ARGV[7])) or 0
+  limit = limit - math.max(0, before - tonumber(ARGV[3]))
 end
-return reply
+if seq >= limit then return seq * 4 end
+local claim
+if anywhere then
+  redis.call('HSET', T, token, '*' .. attempt .. ':' .. seq, '*', seq + 1)
+else
+  redis.call('HSET', T, token, attempt .. ':' .. seq)
+  redis.call('HINCRBY', KEYS[1], ARGV[6], '1')
+  if seq == 0 and kind == 'L' then claim = KEYS[1] end
+end
+if seq == 0 then redis.call('EXPIRE', T, ${TOKEN_TTL_SECONDS}) end
+if kind == 'B' or kind == 'O' then
+  redis.call('HINCRBY', KEYS[1], ARGV[8], '1')
+  if seq == 0 and redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ${GRANT_STATE_TTL_SECONDS}) end
+end
+local field = kind == 'O' and ARGV[9] or kind == 'A' and ARGV[8]
+if field and redis.call('HINCRBY', KEYS[4], field, '1') == 1 then claim = KEYS[4] end
+${claimSource(5, 'ARGV[10]')}return seq * 4 + 1
 `,
-  sha1: 'b0c130bdd6f5a0d4f43f3b0bfd73fc804fe256fb',
+  sha1: '908411a572d142a1eb1780e70d547ee6193bdc84',
 }
+
+export { syncScript }
 
 export const SCRIPTS: readonly LuaScript[] = [incrementScript, takeSlotScript, syncScript]

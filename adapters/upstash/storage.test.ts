@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WorkerReport } from '../../src/coordination/state.ts'
 import { upstashCoordinator, type UpstashCoordinator } from './index.ts'
-import { openRedisFixture, type RedisFixture } from './test/fixture.ts'
+import { counterValue, openRedisFixture, type RedisFixture } from './test/fixture.ts'
 
 const MINUTE = 29_405_520
 const AT = MINUTE * 60_000
@@ -29,25 +29,57 @@ const report = (roomId: string, location: string, at: number, deltas: Record<str
 })
 
 describe('upstash storage layout', () => {
-  it('keeps a room under one hash tag, and every key expires', async () => {
+  it('keeps a room under one hash tag, and every key but the epoch expires', async () => {
     const roomId = 'layout'
     await coordinator.takeSlot({ roomId, location: 'SJC', minute: MINUTE, localLimit: 1, anywhereLimit: 1, token: 'a' })
     await coordinator.takeSlot({ roomId, location: 'SJC', minute: MINUTE, localLimit: 1, anywhereLimit: 1, token: 'b' })
-    await coordinator.sync(report(roomId, 'SJC', AT, { [`a${MINUTE}`]: 2 }))
+    await coordinator.sync(report(roomId, 'SJC', AT, { [`t${MINUTE}`]: 2 }))
     const keys = (await fixture.tcp.keys(`${fixture.prefix}:*`)).filter((key) => key.includes('{layout}')).sort()
     const tag = `${fixture.prefix}:{${roomId}}`
-    expect(keys).toEqual([`${tag}:c:${MINUTE}:*`, `${tag}:c:${MINUTE}:SJC`, `${tag}:l:SJC`, `${tag}:locations`, `${tag}:r:report-${reports}`])
+    expect(keys).toEqual([`${tag}:epoch`, `${tag}:l:SJC`, `${tag}:locations`, `${tag}:r:report-${reports}`, `${tag}:t:${MINUTE}`])
     const ttls = await Promise.all(keys.map((key) => fixture.tcp.ttl(key)))
-    // Counters: 5 min; location hash and index: keepMinutes + 2; report ids: 10 min.
-    const expected = [300, 300, 720, 720, 600]
-    expect(ttls.map((ttl, i) => expected[i]! - ttl >= 0 && expected[i]! - ttl <= 5)).toEqual(expected.map(() => true))
+    // The epoch never expires (README: persistence); location hash and index: keepMinutes + 2; report ids:
+    // 10 min; the minute's tokens: 5 min.
+    expect(ttls[0]).toBe(-1)
+    const expected = [720, 720, 600, 300]
+    expect(ttls.slice(1).map((ttl, i) => expected[i]! - ttl >= 0 && expected[i]! - ttl <= 5)).toEqual(expected.map(() => true))
+    // Two slots, one per counter, and both admissions in SJC's state.
+    expect(await fixture.tcp.hGetAll(`${tag}:t:${MINUTE}`)).toMatchObject({ '*': '1' })
+    expect(await fixture.tcp.hGetAll(`${tag}:l:SJC`)).toEqual({ [`~c${MINUTE}`]: '1', [`~h${MINUTE}`]: '1', [`t${MINUTE}`]: '2' })
+  })
+
+  it('shows a location that only took slots (its workers never reported), and bounds its keys’ life', async () => {
+    const roomId = 'grant-only'
+    await coordinator.takeSlot({ roomId, location: 'NRT', minute: MINUTE, localLimit: 0, anywhereLimit: 5, token: 'a' })
+    await coordinator.takeSlot({ roomId, location: 'GRU', minute: MINUTE, localLimit: 5, anywhereLimit: 0, token: 'b' })
+    const tag = `${fixture.prefix}:{${roomId}}`
+    for (const key of [`${tag}:l:NRT`, `${tag}:l:GRU`, `${tag}:locations`]) expect(await fixture.tcp.ttl(key)).toBeGreaterThan(86_000)
+    const view = await coordinator.sync(report(roomId, 'SJC', AT + 1000, {}))
+    expect(view.locations.NRT).toEqual({ updatedAt: AT, counts: { [`a${MINUTE}`]: 1, [`n${MINUTE}`]: 1, [`y${MINUTE}`]: 1 } })
+    expect(view.locations.GRU).toEqual({ updatedAt: AT, counts: { [`a${MINUTE}`]: 1, [`n${MINUTE}`]: 1 } })
+  })
+
+  it('counts an increment’s admission where the request says: its own location, another one, or nowhere (bare)', async () => {
+    const roomId = 'kinds'
+    const take = (scope: string, location: string | undefined, token: string) =>
+      coordinator.increment({ roomId, scope, minute: MINUTE, limit: 5, token, ...(location ? { location } : {}) })
+    for (const [scope, location, token] of [['SJC', 'SJC', 'own'], ['SJC', undefined, 'bare'], ['SJC', 'LHR', 'other'], ['*', 'LHR', 'any'], ['*', undefined, 'any-bare']] as const) {
+      expect(await take(scope, location, token)).toMatchObject({ taken: true })
+    }
+    expect(await take('SJC', 'SJC', 'other')).toMatchObject({ taken: true, repeat: true }) // one slot per ticket and minute
+    const view = await coordinator.sync(report(roomId, 'SJC', AT + 1000, {}))
+    expect(view.locations.SJC?.counts).toEqual({ [`a${MINUTE}`]: 1, [`n${MINUTE}`]: 1 })
+    expect(view.locations.LHR?.counts).toEqual({ [`a${MINUTE}`]: 2, [`n${MINUTE}`]: 2, [`y${MINUTE}`]: 1 })
+    expect([await counterValue(fixture.tcp, fixture.prefix, roomId, 'SJC', MINUTE), await counterValue(fixture.tcp, fixture.prefix, roomId, '*', MINUTE)]).toEqual([3, 2])
   })
 
   it('deletes the reporting location’s fields once they age out of keepMinutes', async () => {
     const roomId = 'prune'
     await coordinator.sync(report(roomId, 'SJC', AT, { [`a${MINUTE}`]: 4, [`w${MINUTE}.${MINUTE - 1}`]: 2, [`x${MINUTE}.ticket-1`]: 1 }))
+    await coordinator.takeSlot({ roomId, location: 'SJC', minute: MINUTE, localLimit: 1, anywhereLimit: 1, token: 'a' })
+    await coordinator.takeSlot({ roomId, location: 'SJC', minute: MINUTE, localLimit: 1, anywhereLimit: 1, token: 'b' })
     await coordinator.sync(report(roomId, 'SJC', AT + 5 * 60_000, { [`a${MINUTE + 5}`]: 1 }))
-    expect(await fixture.tcp.hLen(`${fixture.prefix}:{${roomId}}:l:SJC`)).toBe(4)
+    expect(await fixture.tcp.hLen(`${fixture.prefix}:{${roomId}}:l:SJC`)).toBe(6) // with the counters' ~c and ~h
     const view = await coordinator.sync(report(roomId, 'SJC', AT + 11 * 60_000, {}))
     expect(view.locations.SJC?.counts).toEqual({ [`a${MINUTE + 5}`]: 1 })
     expect(await fixture.tcp.hGetAll(`${fixture.prefix}:{${roomId}}:l:SJC`)).toEqual({ [`a${MINUTE + 5}`]: '1' })

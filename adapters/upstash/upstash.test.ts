@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { coordinatorConformance } from '../../test/conformance/coordinator-suite.ts'
 import { fromNodeRedis, upstashCoordinator, type RedisScripting } from './index.ts'
 import { openRedisFixture, type RedisFixture } from './test/fixture.ts'
+import { deleteKeys } from './test/redis.ts'
 
 /** How each variant builds its client on a fixture. */
 const variants: Record<string, (fixture: RedisFixture) => RedisScripting> = {
@@ -30,5 +31,9 @@ for (const [label, clientOf] of Object.entries(variants)) {
     // A new process over the same database: the state lives in Redis, so nothing is lost.
     reopen: () => upstashCoordinator(clientOf(fixture), { prefix: fixture.prefix }),
     close: () => fixture.close(),
+    // What a Redis restarted without persistence would have: none of the room's keys.
+    wipe: async (_coordinator, roomId) => {
+      await deleteKeys(fixture.tcp, `${fixture.prefix}:{${roomId}}`)
+    },
   })
 }

@@ -1,0 +1,81 @@
+/**
+ * @module
+ * The report script: merges one worker report into its location and answers with the room's epoch and
+ * every location of the room. Rules as in `scripts.ts`.
+ */
+import type { LuaScript } from './scripts.ts'
+
+/**
+ * Merges one worker report into its location and answers with every location of the room.
+ * - The room's epoch (`at:reportId`) is read, and written if absent (no expiry): a room whose keys were
+ *   lost (a restart without persistence, a FLUSHALL, an eviction) answers with a new one.
+ * - The report id is claimed with SET NX (expiring), so a retried report adds nothing. Its deltas are
+ *   HINCRBY'd (a field back at 0 is deleted); each `once` key absent from the location is set to 1 and its
+ *   deltas added, a present one skipped — all in this one atomic step, whatever the concurrency.
+ * - Old fields of the reporting location (the private `~` ones too) are dropped while the reply is read:
+ *   the read happens anyway, so pruning costs only the HDELs of fields that just aged out. Location hashes
+ *   and the index expire once silent.
+ * KEYS: location hash, the room's location index (zset: name → last merge ms), report id marker, epoch.
+ * ARGV: location, at (ms), keepMinutes, location key prefix, report id ttl seconds, epoch if new
+ * (`at:reportId`), number of delta pairs D, D × (field, delta), then per once key: key, pairs P, P × (field, delta).
+ * Reply: '@'..epoch, then flat triples {'@'..name, updatedAt, {field, value, ...}}.
+ */
+export const syncScript: LuaScript = {
+  name: 'sync',
+  source: `local location, at, keep = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local H = KEYS[1]
+local oldest = math.floor(at / 60000) - keep
+local ttl = (keep + 2) * 60
+local epoch = redis.call('GET', KEYS[4])
+if not epoch then
+  epoch = ARGV[6]
+  redis.call('SET', KEYS[4], epoch)
+end
+local function add(field, delta)
+  if redis.call('HINCRBY', H, field, delta) == 0 then redis.call('HDEL', H, field) end
+end
+if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
+  local i, last = 8, 7 + 2 * tonumber(ARGV[7])
+  while i < last do
+    add(ARGV[i], ARGV[i + 1])
+    i = i + 2
+  end
+  while i < #ARGV do
+    local count = tonumber(ARGV[i + 1])
+    if redis.call('HSETNX', H, ARGV[i], 1) == 1 then
+      for j = i + 2, i + 2 * count, 2 do add(ARGV[j], ARGV[j + 1]) end
+    end
+    i = i + 2 + 2 * count
+  end
+  redis.call('ZADD', KEYS[2], 'GT', at, location)
+  redis.call('EXPIRE', H, ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (at - ttl * 1000))
+local reply = {'@' .. epoch}
+local index = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
+for i = 1, #index, 2 do
+  local name = index[i]
+  local key = ARGV[4] .. name
+  local fields = redis.call('HGETALL', key)
+  if name == location then
+    local kept = {}
+    for j = 1, #fields, 2 do
+      local minute = tonumber(string.match(fields[j], '^%D+(%d+)'))
+      if minute and minute < oldest then
+        redis.call('HDEL', key, fields[j])
+      else
+        kept[#kept + 1] = fields[j]
+        kept[#kept + 1] = fields[j + 1]
+      end
+    end
+    fields = kept
+  end
+  reply[#reply + 1] = '@' .. name
+  reply[#reply + 1] = tonumber(index[i + 1])
+  reply[#reply + 1] = fields
+end
+return reply
+`,
+  sha1: '76dbed954523f92ea7f855e3772947afce024df6',
+}
