@@ -2,9 +2,11 @@
 /**
  * The built executable as a child process: compiled from the current sources into a private folder (so a
  * stale or half-written dist/ cannot fool it), started on a free port, driven over loopback, stopped by signal.
+ * Longer than most files on purpose: every test that needs the compiled CLI is here, so it is built once.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { Hono } from 'hono'
@@ -20,12 +22,12 @@ const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
 
 const children: ChildProcess[] = []
 
-function run(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [BIN, ...args], { env: { ...ENV, ...env }, encoding: 'utf8', timeout: 10_000 })
+function run(args: string[], env: Record<string, string> = {}, bin = BIN) {
+  return spawnSync(process.execPath, [bin, ...args], { env: { ...ENV, ...env }, encoding: 'utf8', timeout: 10_000 })
 }
 
 /** Starts the executable and resolves with its first stdout line matching `ready`, or rejects with its output. */
-function start(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {
+function start(args: string[], ready: RegExp = /listening on (http:\/\/127\.0\.0\.1:\d+)/): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {
   const child = spawn(process.execPath, [BIN, ...args], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] })
   children.push(child)
   let output = ''
@@ -63,7 +65,10 @@ beforeAll(async () => {
     timeout: 60_000,
   })
   if (!existsSync(BIN)) throw new Error(`build produced no ${BIN}:\n${build.stdout}${build.stderr}`)
-  origin = await listen(new Hono().get('*', (c) => c.text(`origin saw ${c.req.path}`)).fetch, 0, '127.0.0.1')
+  const app = new Hono()
+  app.get('/logout', (c) => c.text('bye', 200, { 'Waiting-Room-Command': 'revoke' }))
+  app.get('*', (c) => c.text(`origin saw ${c.req.path}`))
+  origin = await listen(app.fetch, 0, '127.0.0.1')
 }, 90_000)
 
 afterAll(async () => {
@@ -86,11 +91,10 @@ describe('the hono-waiting-room executable', () => {
     }
   })
 
-  it('exits 2 naming the field for a bad flag value or environment variable', () => {
+  it('exits 2 naming the flag for a bad flag value or environment variable', () => {
     const flag = run(['--origin', origin.url, '--session-duration', '99'])
     expect(flag.status).toBe(2)
-    expect(flag.stderr).toContain('sessionDurationMinutes')
-    expect(flag.stderr).toContain('--session-duration=99')
+    expect(flag.stderr).toContain('invalid --session-duration 99: minutes a user stays active after their last request must be a whole number of minutes from 1 to 30')
 
     const env = run(['--origin', origin.url], { WR_QUEUEING_METHOD: 'lifo' })
     expect(env.status).toBe(2)
@@ -195,6 +199,90 @@ describe('the hono-waiting-room executable', () => {
     const second = await fetch(url, { headers: { accept: 'text/html' } })
     expect(await second.text()).toContain('id="wait-time"')
     child.kill('SIGINT')
+    expect(await exitOf(child)).toBe(0)
+  })
+})
+
+/** A copy of the build whose node_modules lacks the optional packages, as after a plain `npm install hono-waiting-room`. */
+function buildWithout(packages: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hwr-cli-bare-'))
+  for (const part of ['bin', 'src', 'adapters']) cpSync(join(OUT, part), join(dir, part), { recursive: true })
+  mkdirSync(join(dir, 'node_modules'))
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+    if (!packages.includes(name)) symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name))
+  }
+  return dir
+}
+
+describe('the executable: messages a user can act on', () => {
+  it('explains negative and fractional numbers in the flag\'s own words, on one line', () => {
+    for (const [flag, value, words] of [
+      ['--total-active-users', '-5', 'users allowed on the site at once must be a whole number of users from 1 to 10000000'],
+      ['--session-duration', '2.5', 'minutes a user stays active after their last request must be a whole number of minutes from 1 to 30'],
+      ['--port', '-1', 'port to listen on, 0 for any free port must be a whole number from 0 to 65535'],
+    ]) {
+      const result = run(['--origin', origin.url, flag!, value!])
+      expect(result.status).toBe(2)
+      expect(result.stderr).toBe(`hono-waiting-room: invalid ${flag} ${value}: ${words}\nRun 'hono-waiting-room --help' to see the flags.\n`)
+    }
+  })
+
+  it('names --store and the file, not the adapter, when the SQLite file cannot be opened', () => {
+    const result = run(['--origin', origin.url, '--port', '0', '--store', '/nonexistent/dir/room.db'])
+    expect(result.status).toBe(1)
+    expect(result.stderr).toMatch(/^hono-waiting-room: --store \/nonexistent\/dir\/room\.db \(SQLite\): cannot open .*directory.*\n$/)
+    expect(result.stderr).not.toContain('bun-sqlite')
+  })
+
+  it('says in one line which package to install when better-sqlite3 or redis is missing', () => {
+    const bare = buildWithout(['better-sqlite3', 'redis'])
+    try {
+      const bin = join(bare, 'bin', 'hono-waiting-room.js')
+      const store = run(['--origin', origin.url, '--port', '0', '--store', join(bare, 'room.db')], {}, bin)
+      expect(store.status).toBe(1)
+      expect(store.stderr).toBe(
+        'hono-waiting-room: --store needs the better-sqlite3 package, which is not installed: run npm install better-sqlite3 (or leave out --store to keep the room in memory)\n',
+      )
+      const redis = run(['--origin', origin.url, '--port', '0', '--redis', 'redis://127.0.0.1:6379'], {}, bin)
+      expect(redis.status).toBe(1)
+      expect(redis.stderr).toBe('hono-waiting-room: --redis needs the redis package, which is not installed: run npm install redis (or leave out --redis to keep the room in memory)\n')
+    } finally {
+      rmSync(bare, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('the executable: forwarding flags', () => {
+  it('--origin-commands revoke lets the origin end a session; the header never reaches the client', async () => {
+    const { child, match } = await start(['--origin', origin.url, '--port', '0', '--origin-commands', 'revoke'])
+    const url = match[1]!
+    const first = await fetch(`${url}/a`)
+    const ticket = first.headers.getSetCookie().find((cookie) => cookie.startsWith('__wroom='))!.split(';')[0]!
+    const logout = await fetch(`${url}/logout`, { headers: { cookie: ticket } })
+    expect(await logout.text()).toBe('bye')
+    expect(logout.headers.get('waiting-room-command')).toBeNull()
+    expect(logout.headers.getSetCookie().some((cookie) => /^__wroom=; Max-Age=0/.test(cookie))).toBe(true)
+    child.kill('SIGTERM')
+    expect(await exitOf(child)).toBe(0)
+
+    // Without the flag the origin's command is dropped, not obeyed.
+    const plain = await start(['--origin', origin.url, '--port', '0'])
+    const ignored = await fetch(`${plain.match[1]}/logout`)
+    expect(ignored.headers.get('waiting-room-command')).toBeNull()
+    expect(ignored.headers.getSetCookie().some((cookie) => cookie.startsWith('__wroom=;'))).toBe(false)
+    plain.child.kill('SIGTERM')
+    expect(await exitOf(plain.child)).toBe(0)
+  })
+
+  it('--public-host refuses other hosts with 421, --trust-proxy believes the proxy in front, and the banner says so', async () => {
+    const { child, match, output } = await start(['--origin', origin.url, '--port', '0', '--public-host', 'shop.example', '--trust-proxy', '1'])
+    const url = match[1]!
+    expect((await fetch(`${url}/a`)).status).toBe(421) // Host 127.0.0.1:port is not ours
+    const viaProxy = await fetch(`${url}/a`, { headers: { 'x-forwarded-host': 'shop.example', 'x-forwarded-proto': 'https' } })
+    expect(await viaProxy.text()).toBe('origin saw /a')
+    expect(viaProxy.headers.getSetCookie().find((cookie) => cookie.startsWith('__wroom='))).toContain('; Secure')
+    expect(output()).toContain('hosts shop.example; forwarding headers trusted from 1 proxy hop')
+    child.kill('SIGTERM')
     expect(await exitOf(child)).toBe(0)
   })
 })

@@ -3,6 +3,7 @@
  * The CLI in-process: flag and environment parsing, help, usage errors (exit 2, naming the field and
  * flag), and the lazily loaded modules' "not available" errors.
  */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { Hono } from 'hono'
 import { main } from './cli.ts'
@@ -57,26 +58,74 @@ describe('parseFlags', () => {
   })
 
   it.each([
-    [['--total-active-users', '0'], {}, /totalActiveUsers: .*\(--total-active-users=0\)/],
-    [['--session-duration', '31'], {}, /sessionDurationMinutes: .*\(--session-duration=31\)/],
+    [['--total-active-users', '0'], {}, /^invalid --total-active-users 0: users allowed on the site at once must be a whole number of users from 1 to 10000000$/],
+    [['--session-duration', '31'], {}, /^invalid --session-duration 31: minutes a user stays active after their last request must be a whole number of minutes from 1 to 30$/],
+    [['--session-duration', '2.5'], {}, /^invalid --session-duration 2\.5: minutes a user .* must be a whole number of minutes from 1 to 30$/],
     [['--queueing-method', 'lifo'], {}, /queueingMethod: .*\(--queueing-method=lifo\)/],
-    [['--status-code', '404'], {}, /queueingStatusCode: .*\(--status-code=404\)/],
-    [[], { WR_REFRESH_INTERVAL: 'soon' }, /refreshIntervalSeconds: .*\(WR_REFRESH_INTERVAL=soon\)/],
+    [['--status-code', '404'], {}, /^invalid --status-code 404: status of the queue page must be 200, 202 or 429$/],
+    [[], { WR_REFRESH_INTERVAL: 'soon' }, /^invalid WR_REFRESH_INTERVAL=soon: seconds between a queued user's check-ins must be a whole number of seconds from 5 to 300$/],
     [[], { WR_SECRET: 'short' }, /secret: at least 32 characters \(set by WR_SECRET\)/],
     [['--json=maybe'], {}, /Option '--json' does not take an argument/],
-    [[], { WR_JSON: 'maybe' }, /invalid WR_JSON: expected true or false/],
-    [['--port', '70000'], {}, /invalid --port: expected a port number 0-65535, got 70000/],
+    [[], { WR_JSON: 'maybe' }, /^invalid WR_JSON=maybe: expected true or false$/],
+    [['--port', '70000'], {}, /^invalid --port 70000: port to listen on, 0 for any free port must be a whole number from 0 to 65535$/],
+    [['--port', '-1'], {}, /^invalid --port -1: port to listen on/],
     [['--nope'], {}, /Unknown option '--nope'/],
-    [['--total-active-users', '-1'], {}, /argument is ambiguous/],
+    [['--total-active-users', '-1'], {}, /^invalid --total-active-users -1: users allowed on the site at once must be a whole number of users from 1/],
+    [['--total-active-users', '-5', '--port', '0'], {}, /^invalid --total-active-users -5: /],
+    [['--origin', '--port', '0'], {}, /^--origin needs a value \(base URL of the site behind the room\), but --port follows it$/],
     [['extra'], {}, /Unexpected argument 'extra'/],
     [['--store', 'room.db', '--redis', 'redis://127.0.0.1:6379'], {}, /--store and --redis cannot be used together/],
     [['--redis', 'redis://127.0.0.1:6379'], { WR_STORE: 'room.db' }, /WR_STORE and --redis cannot be used together/],
     [['--store', 'room.db'], { WR_REDIS_URL: 'redis://127.0.0.1:6379' }, /--store and WR_REDIS_URL cannot be used together/],
     [['--redis', 'http://127.0.0.1:6379'], {}, /invalid --redis: expected a redis:\/\/ or rediss:\/\/ URL/],
     [[], { WR_REDIS_URL: '127.0.0.1:6379' }, /invalid WR_REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL/],
+    [['--trust-proxy', '-1'], {}, /^invalid --trust-proxy -1: expected a whole number of proxies in front, 0 to 32, got -1$/],
+    [['--trust-proxy', '1.5'], {}, /^invalid --trust-proxy 1\.5: expected a whole number of proxies/],
+    [['--trust-proxy', '10.0.0.0/33'], {}, /^invalid --trust-proxy 10\.0\.0\.0\/33: "10\.0\.0\.0\/33" has an invalid prefix length: expected \/0 to \/32$/],
+    [[], { WR_TRUST_PROXY: '10.0.0.1/8,::1' }, /^invalid WR_TRUST_PROXY 10\.0\.0\.1\/8,::1: .*did you mean 10\.0\.0\.0\/8\?$/],
+    [['--public-host', 'https://shop.example'], {}, /^invalid --public-host https:\/\/shop\.example: "https:\/\/shop\.example" is not a host name/],
+    [['--origin-commands', 'logout'], {}, /^invalid --origin-commands logout: the origin commands the room obeys are revoke or none; logout is not one$/],
   ] as const)('rejects %j %j naming the field and the flag', (argv, env, message) => {
     expect(() => parseFlags([...argv], env)).toThrow(UsageError)
     expect(() => parseFlags([...argv], env)).toThrow(message)
+  })
+
+  it('reads --trust-proxy, --public-host and --origin-commands, each from its flag or environment variable', () => {
+    expect(parseFlags(['--trust-proxy', '2'], {}).config.trustProxy).toBe(2)
+    expect(parseFlags([], { WR_TRUST_PROXY: '10.0.0.0/8, ::1' }).config.trustProxy).toEqual(['10.0.0.0/8', '::1'])
+    expect(parseFlags([], {}).config).toMatchObject({ trustProxy: undefined, publicHosts: undefined })
+    expect(parseFlags(['--public-host', 'a.example', '--public-host', 'b.example, *.c.example'], {}).config.publicHosts).toEqual(['a.example', 'b.example', '*.c.example'])
+    expect(parseFlags([], { WR_PUBLIC_HOSTS: 'shop.example:8443' }).config.publicHosts).toEqual(['shop.example:8443'])
+    expect(parseFlags(['--origin-commands', 'revoke'], {}).config.room.enabledOriginCommands).toEqual(['revoke'])
+    expect(parseFlags([], { WR_ORIGIN_COMMANDS: 'none' }).config.room.enabledOriginCommands).toEqual([])
+    // A value that starts with a dash but is no flag of ours is a value.
+    expect(parseFlags(['--room-id', '-blue-'], {}).config.room.roomId).toBe('-blue-')
+  })
+
+  it('accepts exactly the whole numbers in range for every numeric flag, and words every refusal in the flag\'s help', () => {
+    const numeric = FLAGS.filter((flag) => flag.kind === 'integer')
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...numeric),
+        fc.oneof(fc.integer({ min: -100_000, max: 20_000_000 }).map(String), fc.double({ noNaN: true, min: -1e6, max: 1e6 }).map(String), fc.constantFrom('', ' ', 'abc', '1e3', '0x10', '1,000')),
+        fc.boolean(),
+        (flag, text, viaEnv) => {
+          const value = Number(text)
+          const whole = /^-?\d+$/.test(text)
+          const inRange = flag.choices ? flag.choices.includes(value) : value >= (flag.min ?? 0) && value <= flag.max!
+          const run = () => (viaEnv ? parseFlags([], { [flag.env[0]!]: text }) : parseFlags([`--${flag.name}`, text], {}))
+          // An empty variable counts as unset.
+          if ((whole && inRange) || (viaEnv && text === '')) {
+            expect(run).not.toThrow()
+          } else {
+            expect(run).toThrow(UsageError)
+            expect(run).toThrow(`invalid ${viaEnv ? `${flag.env[0]}=` : `--${flag.name} `}`)
+            expect(run).toThrow(`: ${flag.help} must be `)
+          }
+        },
+      ),
+      { numRuns: 400 },
+    )
   })
 
   it('reads --redis or WR_REDIS_URL, trimmed', () => {
@@ -130,13 +179,13 @@ describe('main', () => {
     expect(await main(['demo', '-h'], {}, io)).toBe(0)
     const help = out.join('\n')
     expect(help).toMatch(/--total-active-users <n>.*default 1\]/)
-    expect(help).not.toContain('--origin')
+    expect(help).not.toMatch(/--origin\s/)
   })
 
   it('exits 2 with the field and flag named for a bad value, an unknown flag or command', async () => {
     const bad = capture()
     expect(await main(['--origin', 'http://127.0.0.1:1', '--new-users-per-minute=-5'], {}, bad.io)).toBe(2)
-    expect(bad.err.join('\n')).toMatch(/newUsersPerMinute: .*--new-users-per-minute=-5/)
+    expect(bad.err.join('\n')).toMatch(/^hono-waiting-room: invalid --new-users-per-minute -5: users allowed to enter in any one minute must be a whole number of users from 1/)
     expect(bad.err.join('\n')).toContain("Run 'hono-waiting-room --help'")
 
     const unknown = capture()

@@ -18,8 +18,8 @@ export const DEMO_DEFAULTS: FlagDefaults = {
   'room-id': 'demo',
 }
 
-/** The demo brings its own origin. */
-export const DEMO_EXCLUDED_FLAGS = ['origin', 'store', 'redis']
+/** The demo brings its own origin (which sends no origin commands). */
+export const DEMO_EXCLUDED_FLAGS = ['origin', 'store', 'redis', 'origin-commands']
 
 export const DEMO_USAGE = `Usage: hono-waiting-room demo [flags]
 

@@ -1,50 +1,70 @@
 /// <reference types="node" />
 /**
  * @module
- * The CLI's flags: one table gives each flag its environment variable, default and help line, so
- * `--help`, parsing and error messages never disagree. Room options are validated by the core's own
- * `validateOptions`, and its errors (which name the option) are mapped back to the flag that set it.
+ * The CLI's flags: one table gives each flag its environment variable, default, range and help line, so
+ * `--help`, parsing and error messages never disagree (./flag-values.ts words them). Room options are
+ * then validated by the core's own `validateOptions`, and its errors (which name the option) are mapped
+ * back to the flag that set it; the proxy's `trustProxy` and `publicHosts` likewise.
  */
 import { parseArgs } from 'node:util'
 import { WaitingRoomError } from '../src/errors.ts'
 import { validateOptions, type WaitingRoomOptions } from '../src/room/options.ts'
-import { redactUrl } from './redis-store.ts'
+import { checkBackend, originCommands, publicHostsOf, trustProxyOf, type Given } from './flag-checks.ts'
+import { attachDashValues, convert, UsageError, type FlagValueRule } from './flag-values.ts'
 
-/** A command-line mistake: printed with a pointer to `--help`, exit status 2. */
-export class UsageError extends Error {
-  override name = 'UsageError'
-}
+export { UsageError } from './flag-values.ts'
 
-type Kind = 'string' | 'integer' | 'boolean'
-
-interface Flag {
+interface Flag extends FlagValueRule {
   /** Long name, without `--`. */
   name: string
   /** Environment variables read when the flag is absent, first set wins. */
   env: string[]
-  kind: Kind
   /** What the value is, in `--help` (`<url>`, `<n>`); none for booleans. */
   value?: string
   /** Shown in `--help`. */
   defaultText: string
-  help: string
   /** The waiting room option this flag sets, if any. */
   option?: keyof WaitingRoomOptions
 }
 
 export const FLAGS: readonly Flag[] = [
   { name: 'origin', value: '<url>', env: ['WR_ORIGIN'], kind: 'string', defaultText: '(required)', help: 'base URL of the site behind the room' },
-  { name: 'port', value: '<n>', env: ['WR_PORT', 'PORT'], kind: 'integer', defaultText: '8787', help: 'port to listen on (0: any free port)' },
+  { name: 'port', value: '<n>', env: ['WR_PORT', 'PORT'], kind: 'integer', min: 0, max: 65_535, defaultText: '8787', help: 'port to listen on, 0 for any free port' },
   { name: 'host', value: '<address>', env: ['WR_HOST'], kind: 'string', defaultText: '127.0.0.1', help: 'address to listen on (0.0.0.0: every interface)' },
-  { name: 'total-active-users', value: '<n>', env: ['WR_TOTAL_ACTIVE_USERS'], kind: 'integer', defaultText: '200', help: 'users allowed on the site at once', option: 'totalActiveUsers' },
-  { name: 'new-users-per-minute', value: '<n>', env: ['WR_NEW_USERS_PER_MINUTE'], kind: 'integer', defaultText: '200', help: 'users allowed to enter in any one minute', option: 'newUsersPerMinute' },
-  { name: 'session-duration', value: '<minutes>', env: ['WR_SESSION_DURATION'], kind: 'integer', defaultText: '5', help: 'minutes a user stays active after their last request (1-30)', option: 'sessionDurationMinutes' },
+  {
+    name: 'public-host',
+    value: '<name>',
+    env: ['WR_PUBLIC_HOSTS'],
+    kind: 'list',
+    defaultText: 'any',
+    help: 'a host name this proxy serves (shop.example, *.shop.example); any other Host gets 421. Repeat or comma-separate',
+  },
+  {
+    name: 'trust-proxy',
+    value: '<n|cidrs>',
+    env: ['WR_TRUST_PROXY'],
+    kind: 'string',
+    defaultText: 'none',
+    help: 'believe X-Forwarded-* from this many proxies in front, or from these addresses/CIDR ranges (e.g. 10.0.0.0/8,::1)',
+  },
+  { name: 'total-active-users', value: '<n>', env: ['WR_TOTAL_ACTIVE_USERS'], kind: 'integer', min: 1, max: 10_000_000, unit: 'users', defaultText: '200', help: 'users allowed on the site at once', option: 'totalActiveUsers' },
+  { name: 'new-users-per-minute', value: '<n>', env: ['WR_NEW_USERS_PER_MINUTE'], kind: 'integer', min: 1, max: 10_000_000, unit: 'users', defaultText: '200', help: 'users allowed to enter in any one minute', option: 'newUsersPerMinute' },
+  { name: 'session-duration', value: '<minutes>', env: ['WR_SESSION_DURATION'], kind: 'integer', min: 1, max: 30, unit: 'minutes', defaultText: '5', help: 'minutes a user stays active after their last request', option: 'sessionDurationMinutes' },
   { name: 'queueing-method', value: '<method>', env: ['WR_QUEUEING_METHOD'], kind: 'string', defaultText: 'fifo', help: 'fifo, random, passthrough or reject', option: 'queueingMethod' },
-  { name: 'refresh-interval', value: '<seconds>', env: ['WR_REFRESH_INTERVAL'], kind: 'integer', defaultText: '20', help: 'seconds between a queued user\'s check-ins (5-300)', option: 'refreshIntervalSeconds' },
+  { name: 'refresh-interval', value: '<seconds>', env: ['WR_REFRESH_INTERVAL'], kind: 'integer', min: 5, max: 300, unit: 'seconds', defaultText: '20', help: "seconds between a queued user's check-ins", option: 'refreshIntervalSeconds' },
   { name: 'room-id', value: '<id>', env: ['WR_ROOM_ID'], kind: 'string', defaultText: 'default', help: 'names the room in tickets and shared state', option: 'roomId' },
   { name: 'secret', value: '<key>', env: ['WR_SECRET', 'WAITING_ROOM_SECRET'], kind: 'string', defaultText: 'random per process', help: 'ticket key, 32+ characters; share it across processes', option: 'secret' },
   { name: 'json', env: ['WR_JSON'], kind: 'boolean', defaultText: 'false', help: 'answer Accept: application/json with the queue state as JSON', option: 'jsonResponseEnabled' },
-  { name: 'status-code', value: '<code>', env: ['WR_STATUS_CODE'], kind: 'integer', defaultText: '200', help: 'status of the queue page: 200, 202 or 429', option: 'queueingStatusCode' },
+  { name: 'status-code', value: '<code>', env: ['WR_STATUS_CODE'], kind: 'integer', choices: [200, 202, 429], defaultText: '200', help: 'status of the queue page', option: 'queueingStatusCode' },
+  {
+    name: 'origin-commands',
+    value: '<commands>',
+    env: ['WR_ORIGIN_COMMANDS'],
+    kind: 'list',
+    defaultText: 'none',
+    help: "origin response headers the room obeys: revoke (the origin's Waiting-Room-Command: revoke ends the session) or none",
+    option: 'enabledOriginCommands',
+  },
   { name: 'store', value: '<path>', env: ['WR_STORE'], kind: 'string', defaultText: 'in memory', help: 'SQLite file shared by several proxy processes on one host (not with --redis)' },
   {
     name: 'redis',
@@ -64,6 +84,10 @@ export interface ProxyConfig {
   store: string | undefined
   /** Redis URL (`--redis`); never set together with `store`. */
   redis: string | undefined
+  /** `--trust-proxy`: a hop count or address ranges; undefined trusts no forwarding header. */
+  trustProxy?: number | string[]
+  /** `--public-host`: the hosts served; undefined serves any. */
+  publicHosts?: string[]
   room: WaitingRoomOptions
 }
 
@@ -75,16 +99,6 @@ export interface ParsedFlags {
 /** Values a command uses when neither a flag nor an environment variable sets them. */
 export type FlagDefaults = Partial<Record<string, string | number | boolean>>
 
-/** A value as parsed, where it came from, and as typed (for messages). */
-interface Given {
-  value: string | number | boolean
-  source: string
-  raw: string
-}
-
-const TRUE = new Set(['1', 'true', 'yes', 'on'])
-const FALSE = new Set(['0', 'false', 'no', 'off', ''])
-
 /**
  * Parses `argv` (without the subcommand) over `env`: a flag wins over its environment variable, which
  * wins over `defaults`. Throws {@link UsageError} naming the flag for any mistake, including room
@@ -92,12 +106,13 @@ const FALSE = new Set(['0', 'false', 'no', 'off', ''])
  */
 export function parseFlags(argv: string[], env: Record<string, string | undefined>, defaults: FlagDefaults = {}, exclude: string[] = []): ParsedFlags {
   const flags = FLAGS.filter((flag) => !exclude.includes(flag.name))
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } }
-  for (const flag of flags) options[flag.name] = { type: flag.kind === 'boolean' ? 'boolean' : 'string' }
-  let values: Record<string, string | boolean | undefined>
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = { help: { type: 'boolean', short: 'h' } }
+  for (const flag of flags) options[flag.name] = { type: flag.kind === 'boolean' ? 'boolean' : 'string', multiple: flag.kind === 'list' }
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>
   try {
-    ;({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }))
+    ;({ values } = parseArgs({ args: attachDashValues(argv, flags), options, strict: true, allowPositionals: false }))
   } catch (error) {
+    if (error instanceof UsageError) throw error
     // parseArgs' messages already quote the flag ("Unknown option '--x'"); keep them.
     throw new UsageError(error instanceof Error ? error.message : String(error))
   }
@@ -109,71 +124,33 @@ export function parseFlags(argv: string[], env: Record<string, string | undefine
   for (const flag of flags) {
     const raw = values[flag.name]
     const fromEnv = flag.env.find((name) => env[name] !== undefined && env[name] !== '')
-    if (raw !== undefined) given[flag.name] = { value: convert(flag, raw, `--${flag.name}`), source: `--${flag.name}`, raw: String(raw) }
+    if (raw !== undefined) given[flag.name] = { value: convert(flag, raw, `--${flag.name}`), source: `--${flag.name}`, raw: [raw].flat().join(',') }
     else if (fromEnv) given[flag.name] = { value: convert(flag, env[fromEnv]!, fromEnv), source: fromEnv, raw: env[fromEnv]! }
     else if (defaults[flag.name] !== undefined) {
       given[flag.name] = { value: defaults[flag.name]!, source: `the ${flag.name} default`, raw: String(defaults[flag.name]) }
     }
   }
 
-  const port = given.port?.value ?? 8787
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new UsageError(`invalid ${given.port?.source ?? '--port'}: expected a port number 0-65535, got ${given.port?.raw ?? String(port)}`)
-  }
   checkBackend(given)
   const room: Record<string, unknown> = {}
   for (const flag of flags) {
     if (flag.option && given[flag.name]) room[flag.option] = given[flag.name]!.value
   }
+  if (given['origin-commands']) room.enabledOriginCommands = originCommands(given['origin-commands'])
   checkRoomOptions(room as WaitingRoomOptions, flags, given)
   return {
     help: false,
     config: {
       origin: given.origin?.value as string | undefined,
-      port,
+      port: (given.port?.value as number | undefined) ?? 8787,
       host: (given.host?.value as string | undefined) ?? '127.0.0.1',
       store: given.store?.value as string | undefined,
       redis: given.redis?.value as string | undefined,
+      trustProxy: trustProxyOf(given['trust-proxy']),
+      publicHosts: publicHostsOf(given['public-host']),
       room: room as WaitingRoomOptions,
     },
   }
-}
-
-/** One shared backend at most, and a Redis URL the client can take (credentials never echoed). */
-function checkBackend(given: Record<string, Given>): void {
-  const { store, redis } = given
-  if (store && redis) {
-    throw new UsageError(
-      `${store.source} and ${redis.source} cannot be used together: the room's state lives either in one SQLite file (one host) or in Redis (any hosts). Pick one.`,
-    )
-  }
-  if (redis) {
-    const raw = String(redis.value).trim()
-    let protocol: string | undefined
-    try {
-      protocol = new URL(raw).protocol
-    } catch {
-      protocol = undefined
-    }
-    if (protocol !== 'redis:' && protocol !== 'rediss:') {
-      throw new UsageError(`invalid ${redis.source}: expected a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379), got ${JSON.stringify(redactUrl(raw))}`)
-    }
-    redis.value = raw
-  }
-}
-
-function convert(flag: Flag, raw: string | boolean, source: string): string | number | boolean {
-  if (flag.kind === 'boolean') {
-    if (typeof raw === 'boolean') return raw
-    const text = raw.trim().toLowerCase()
-    if (TRUE.has(text)) return true
-    if (FALSE.has(text)) return false
-    throw new UsageError(`invalid ${source}: expected true or false, got "${raw}"`)
-  }
-  if (typeof raw === 'boolean') return raw
-  // Numbers go to the core's validation as numbers (NaN for junk), so its message names the option.
-  if (flag.kind === 'integer') return /^\s*[+-]?\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN
-  return raw
 }
 
 /** Runs the core's validation and rewrites its error to also name the flag (and value) that set the field. */
@@ -199,7 +176,8 @@ export function flagHelp(exclude: string[] = [], defaults: FlagDefaults = {}): s
   const rows = FLAGS.filter((flag) => !exclude.includes(flag.name)).map((flag) => {
     const left = `  --${flag.name}${flag.value ? ` ${flag.value}` : ''}`
     const fallback = defaults[flag.name] !== undefined ? String(defaults[flag.name]) : flag.defaultText
-    return { left, right: `${flag.help} [env ${flag.env.join(' or ')}; default ${fallback}]` }
+    const range = flag.choices ? `: ${flag.choices.join(', ')}` : flag.max !== undefined ? ` (${flag.min ?? 0}-${flag.max})` : ''
+    return { left, right: `${flag.help}${range} [env ${flag.env.join(' or ')}; default ${fallback}]` }
   })
   rows.push({ left: '  -h, --help', right: 'show this help' })
   const width = Math.max(...rows.map((row) => row.left.length)) + 2

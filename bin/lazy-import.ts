@@ -36,3 +36,21 @@ export async function importFunction<T extends (...args: never[]) => unknown>(
   }
   return value as T
 }
+
+/**
+ * Whether `error` (or an error it was caused by) says the npm package `name` is not installed. Node
+ * words it differently for require (`MODULE_NOT_FOUND`, with a require stack) and import
+ * (`ERR_MODULE_NOT_FOUND`); only the code and the quoted name are relied on.
+ */
+export function isMissingPackage(error: unknown, name: string): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as { code?: string }).code
+    if ((code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') && current.message.includes(`'${name}'`)) return true
+  }
+  return false
+}
+
+/** One line that says which optional package `flag` needs and how to install it; no stack, no paths. */
+export function missingPackageError(flag: string, name: string, cause: unknown): MissingModuleError {
+  return new MissingModuleError(`${flag} needs the ${name} package, which is not installed: run npm install ${name} (or leave out ${flag} to keep the room in memory)`, { cause })
+}

@@ -5,7 +5,9 @@
  * error (port in use, address not available) instead of an unhandled 'error' event.
  */
 import { serve, type ServerType } from '@hono/node-server'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { proxyUpgrades } from '../src/proxy/node.ts'
 
 export interface Listening {
   /** The port actually bound (useful with port 0). */
@@ -18,7 +20,12 @@ export interface Listening {
 
 type FetchHandler = (request: Request, env: never) => Response | Promise<Response>
 
-export function listen(fetch: FetchHandler, port: number, host: string): Promise<Listening> {
+export interface ListenOptions {
+  /** Answer upgrade requests (WebSocket) through `fetch` too, as the proxy app does (src/proxy/node-upgrade.ts). Default false. */
+  upgrades?: boolean
+}
+
+export function listen(fetch: FetchHandler, port: number, host: string, options: ListenOptions = {}): Promise<Listening> {
   return new Promise((resolve, reject) => {
     let server: ServerType
     const onError = (error: NodeJS.ErrnoException) => {
@@ -27,6 +34,7 @@ export function listen(fetch: FetchHandler, port: number, host: string): Promise
     }
     server = serve({ fetch: fetch as never, port, hostname: host }, (info: AddressInfo) => {
       server.off('error', onError)
+      const tunnels = options.upgrades ? proxyUpgrades(server as Server, fetch as never) : undefined
       const shownHost = info.family === 'IPv6' ? `[${info.address}]` : info.address
       resolve({
         port: info.port,
@@ -37,6 +45,8 @@ export function listen(fetch: FetchHandler, port: number, host: string): Promise
             http.close(() => done())
             // Keep-alive sockets would hold close() open until they time out.
             http.closeIdleConnections?.()
+            // Tunnels are no longer HTTP connections: close() would wait for them to end by themselves.
+            tunnels?.closeAll()
           }),
       })
     })

@@ -5,11 +5,14 @@
  */
 import { getConnInfo } from '@hono/node-server/conninfo'
 import { createProxyApp } from '../src/proxy/proxy.ts'
+import { nodeTransport } from '../src/proxy/node.ts'
+import { describeTrust, parseTrustProxy } from '../src/proxy/trust.ts'
 import type { Coordinator } from '../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../src/errors.ts'
 import { resolveOptions } from '../src/room/options.ts'
 import { flagHelp, UsageError, type ProxyConfig } from './flags.ts'
 import { listen, type Listening } from './listen.ts'
+import { isMissingPackage, missingPackageError } from './lazy-import.ts'
 import { loadRedisCoordinator, redactUrl } from './redis-store.ts'
 import { loadStoreCoordinator } from './store.ts'
 
@@ -30,7 +33,11 @@ interface Backend {
 /** Opens `--store` or `--redis` (parseFlags lets through one at most); nothing for the in-memory default. */
 async function openBackend(config: ProxyConfig): Promise<Backend> {
   if (config.store && config.redis) throw new UsageError('--store and --redis cannot be used together: pick one')
-  if (config.redis) return loadRedisCoordinator(config.redis)
+  if (config.redis) {
+    return loadRedisCoordinator(config.redis).catch((error: unknown) => {
+      throw isMissingPackage(error, 'redis') ? missingPackageError('--redis', 'redis', error) : error
+    })
+  }
   if (config.store) {
     const coordinator = await loadStoreCoordinator(config.store)
     // A store holds a database open: close it with the server (the SQLite adapter checkpoints its WAL then).
@@ -49,6 +56,10 @@ export async function startProxy(config: ProxyConfig): Promise<Listening> {
     app = createProxyApp({
       origin: config.origin,
       room: coordinator ? { ...config.room, coordinator } : config.room,
+      // node:http rather than fetch: the origin gets the client's headers and bytes exactly.
+      transport: nodeTransport(),
+      trustProxy: config.trustProxy,
+      publicHosts: config.publicHosts,
       clientAddress: (c) => {
         try {
           return getConnInfo(c).remote.address
@@ -59,7 +70,7 @@ export async function startProxy(config: ProxyConfig): Promise<Listening> {
     })
   } catch (error) {
     await backend.close()
-    // The proxy's own option errors name `origin`; say which flag that is.
+    // The proxy's own option errors name `origin` (the flags checked the others); say which flag that is.
     if (error instanceof WaitingRoomError && error.code === 'ERR_WR_OPTIONS') {
       throw new UsageError(`${error.message.replace(/^\[hono-waiting-room\] /, '')} (--origin or WR_ORIGIN)`)
     }
@@ -67,7 +78,7 @@ export async function startProxy(config: ProxyConfig): Promise<Listening> {
   }
   let server: Listening
   try {
-    server = await listen(app.fetch, config.port, config.host)
+    server = await listen(app.fetch, config.port, config.host, { upgrades: true })
   } catch (error) {
     await backend.close()
     throw error
@@ -89,8 +100,14 @@ export function describeRoom(config: ProxyConfig): string {
   return (
     `room ${room.roomId}: totalActiveUsers ${room.totalActiveUsers}, newUsersPerMinute ${room.newUsersPerMinute}, ` +
     `session ${room.sessionDurationMinutes} min, ${room.queueingMethod} queue, refresh ${room.refreshIntervalSeconds} s, ` +
+    `${room.enabledOriginCommands.length > 0 ? `origin commands ${room.enabledOriginCommands.join(', ')}, ` : ''}` +
     `state ${config.store ? `in ${config.store}` : config.redis ? `in Redis at ${redactUrl(config.redis)}` : 'in memory'}`
   )
+}
+
+/** One line with what the proxy answers for and believes. */
+export function describeForwarding(config: ProxyConfig): string {
+  return `hosts ${config.publicHosts ? config.publicHosts.join(', ') : 'any'}; ${describeTrust(parseTrustProxy(config.trustProxy))}`
 }
 
 /** Runs until SIGINT or SIGTERM, then closes the server; resolves with the exit status. */
@@ -106,7 +123,13 @@ export async function serveUntilSignal(server: Listening): Promise<number> {
 export async function runProxy(config: ProxyConfig): Promise<number> {
   const server = await startProxy(config)
   // One write, so whoever waits for the first line (a test, a supervisor) sees the whole banner.
-  console.log(`hono-waiting-room proxy listening on ${server.url}, origin ${config.origin}\n  ${describeRoom(config)}`)
+  console.log(`hono-waiting-room proxy listening on ${server.url}, origin ${config.origin}\n  ${describeRoom(config)}\n  ${describeForwarding(config)}`)
+  if (!config.publicHosts && !isLoopback(config.host)) {
+    console.warn(
+      `  warning: listening on ${config.host} for any Host: pin the site's name with --public-host (or WR_PUBLIC_HOSTS), ` +
+        'or anyone can choose the host your origin builds links and redirects from.',
+    )
+  }
   if ((config.store || config.redis) && !config.room.secret) {
     console.warn(
       `  warning: ${config.store ? '--store' : '--redis'} without --secret (or WR_SECRET): each process seals tickets with its own random key, ` +
@@ -114,4 +137,8 @@ export async function runProxy(config: ProxyConfig): Promise<number> {
     )
   }
   return serveUntilSignal(server)
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.')
 }

@@ -83,6 +83,28 @@ describe('createProxyApp: the request to the origin', () => {
   })
 })
 
+describe('createProxyApp: upgrades and commands with the fetch transport', () => {
+  it('answers 501 to an upgrade it cannot tunnel, never a plain GET to the origin', async () => {
+    const { app, forwarded } = recordingProxy()
+    const response = await app.request('http://proxy.example/live', { headers: { connection: 'keep-alive, Upgrade', upgrade: 'websocket' } })
+    expect(response.status).toBe(501)
+    expect(await response.text()).toContain('Upgrade: websocket')
+    expect(forwarded).toHaveLength(0)
+  })
+
+  it("strips a client's Waiting-Room-Command and the forwarding headers it is not trusted for", async () => {
+    const { app, forwarded } = recordingProxy()
+    await app.request('http://proxy.example/', {
+      headers: { 'waiting-room-command': 'revoke', forwarded: 'for=1.2.3.4', 'x-forwarded-for': '1.2.3.4', 'x-forwarded-proto': 'https' },
+    })
+    const headers = forwarded[0]!.headers
+    expect(headers.get('waiting-room-command')).toBeNull()
+    expect(headers.get('forwarded')).toBeNull()
+    expect(headers.get('x-forwarded-for')).toBeNull() // the peer is unknown to app.request: no address at all
+    expect(headers.get('x-forwarded-proto')).toBe('http')
+  })
+})
+
 describe('createProxyApp: the response to the client', () => {
   it('rewrites a Location on the origin (base path included) to the proxy', async () => {
     const { app } = recordingProxy({ origin: 'http://origin.internal:8080/app' }, () =>
@@ -114,6 +136,14 @@ describe('createProxyApp: options', () => {
 
   it("rejects a bad room option at build time with the core's message", () => {
     expect(() => createProxyApp({ origin: 'http://o.example', room: { totalActiveUsers: 0 } })).toThrow(/totalActiveUsers/)
+  })
+
+  it.each([
+    [{ trustProxy: -1 }, /invalid option trustProxy/],
+    [{ trustProxy: '10.0.0.0/99' }, /invalid option trustProxy: "10\.0\.0\.0\/99"/],
+    [{ publicHosts: ['http://shop.example'] }, /invalid option publicHosts/],
+  ] as const)('rejects %j at build time', (options, message) => {
+    expect(() => createProxyApp({ origin: 'http://o.example', ...options })).toThrow(message)
   })
 
   it('rejects a bad originTimeoutMs', () => {

@@ -7,6 +7,7 @@
 import type { Hono } from 'hono'
 import { listen, type Listening } from '../bin/listen.ts'
 import { createProxyApp, type ProxyOptions } from '../src/proxy/proxy.ts'
+import { nodeTransport } from '../src/proxy/node.ts'
 import { getConnInfo } from '@hono/node-server/conninfo'
 
 export const TEST_SECRET = 'proxy-test-secret-0123456789-abcdefghij'
@@ -16,15 +17,16 @@ export function serveApp(app: Hono<any>): Promise<Listening> {
   return listen(app.fetch, 0, '127.0.0.1')
 }
 
-/** The proxy in front of `origin`, served on a free loopback port, as the CLI wires it. */
+/** The proxy in front of `origin`, served on a free loopback port, as the CLI wires it (node:http transport, upgrades). */
 export function serveProxy(options: ProxyOptions): Promise<Listening> {
   const app = createProxyApp({
     clientAddress: (c) => getConnInfo(c).remote.address,
     onOriginError: () => {}, // expected in the origin-down tests; asserted through the response
+    transport: nodeTransport(),
     ...options,
     room: { secret: TEST_SECRET, ...options.room },
   })
-  return listen(app.fetch, 0, '127.0.0.1')
+  return listen(app.fetch, 0, '127.0.0.1', { upgrades: true })
 }
 
 /** A loopback port nothing listens on: bound once, then released. */

@@ -155,7 +155,8 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const code = replyInteger(takeSlotScript, reply)
       const via = code & 3
       if (via !== 1 && via !== 2) return { admitted: false, roundTrips }
-      return { admitted: true, via: via === 1 ? 'location' : 'anywhere', repeat: (code & 4) === 4, roundTrips }
+      const repeat = (code & 4) === 4
+      return { admitted: true, via: via === 1 ? 'location' : 'anywhere', repeat, roundTrips, ...(repeat ? {} : { seq: Math.floor(code / 8) }) }
     },
 
     async sync(report: WorkerReport): Promise<RoomState> {

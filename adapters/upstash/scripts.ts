@@ -65,7 +65,8 @@ end
  * attempt, `*`-prefixed when the Anywhere counter gave it (attempts are hex).
  * KEYS: location hash, tokens of minute m, tokens of minute m − 1, the room's location index.
  * ARGV: token, location limit, Anywhere limit, location previous reported, Anywhere previous reported,
- * attempt, `~c{m}`, `~c{m−1}`. Reply: 0 no slot, 1 location, 2 Anywhere; + 4 for a repeat.
+ * attempt, `~c{m}`, `~c{m−1}`. Reply: 0 no slot, 1 location, 2 Anywhere; + 4 for a repeat; + 8 × the granting
+ * counter's value before a fresh grant (its seq: the core compares it with what it saw taken).
  */
 export const takeSlotScript: LuaScript = {
   name: 'takeSlot',
@@ -81,7 +82,7 @@ if limit > 0 then
       earlier = redis.call('HGET', T, token)
     else
       redis.call('HINCRBY', H, ARGV[7], '1')
-      if seq > 0 then return 1 end
+      if seq > 0 then return 1 + 8 * seq end
       redis.call('EXPIRE', T, ${TOKEN_TTL_SECONDS})
       claim, via = H, 1
     end
@@ -99,7 +100,7 @@ if not earlier and not claim then
     if seq >= limit then return 0 end
     redis.call('HSET', T, token, '*' .. attempt, '*', seq + 1)
     if seq == 0 then redis.call('EXPIRE', T, ${TOKEN_TTL_SECONDS}) end
-    if redis.call('HINCRBY', H, '~h' .. string.sub(ARGV[7], 3), '1') > 1 then return 2 end
+    if redis.call('HINCRBY', H, '~h' .. string.sub(ARGV[7], 3), '1') > 1 then return 2 + 8 * seq end
     claim, via = H, 2
   end
 end
@@ -110,7 +111,7 @@ if earlier then
 end
 ${claimSource(4, 'ARGV[7]')}return via
 `,
-  sha1: '05e7b19da08e5d091416015cc809669917b14762',
+  sha1: 'c9024a4ec183c0e5a2514ca2e511bf3ef082fb02',
 }
 
 /**

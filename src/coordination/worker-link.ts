@@ -101,11 +101,13 @@ export class WorkerLink {
    * The coordinator's state is short of sessions it once counted (a new epoch, or a session older than the
    * epoch): marks the room as recovering — full — until every session from before has expired.
    */
-  noteLostState(location: string, now: number): void {
+  noteLostState(location: string, now: number, lostAt = now): void {
     const minute = minuteOf(now)
     if (minute === this.#lostNotedMinute) return
     this.#lostNotedMinute = minute
-    this.record(location, lostStateField(minute), 1)
+    // Marked in the minute the loss happened (when known: the new state's start), not when it was noticed:
+    // the sessions it forgot last from that minute on, and no longer.
+    this.record(location, lostStateField(minuteOf(Math.min(lostAt, now))), 1)
     this.#dirty = true
   }
 
@@ -133,11 +135,13 @@ export class WorkerLink {
   }
 
   /**
-   * The snapshot, waiting for a first sync on a cold start. It starts no report: the caller reports after it
-   * has recorded its decision, so the decision itself goes out with that report.
+   * The snapshot, waiting for a sync on a cold start or when it is older than `maxSnapshotAgeMs`. It starts no
+   * other report: the caller reports after it has recorded its decision, so the decision goes out with that.
    */
   async ready(coordinator: Coordinator, location: string, now: number): Promise<Snapshot> {
-    if (!this.#state) await this.sync(coordinator, location, now)
+    // A cold start, or a worker idle for longer than a snapshot may be used (and not failing: after a failed
+    // try it decides from what it has): the room may have filled meanwhile, so it waits for one sync.
+    if (!this.#state || now - this.#lastSyncAt > this.options.maxSnapshotAgeMs) await this.sync(coordinator, location, now)
     return this.snapshot(now)!
   }
 
@@ -213,7 +217,7 @@ export class WorkerLink {
       this.#state = state
       this.#observed = this.#observed.filter((o) => o.seq > observedUpTo)
       if (state?.epoch) {
-        if (this.#epoch && state.epoch.id !== this.#epoch.id) this.noteLostState(location, now)
+        if (this.#epoch && state.epoch.id !== this.#epoch.id) this.noteLostState(location, now, state.epoch.startedAt)
         this.#epoch = state.epoch
       }
       this.#lastSyncAt = now

@@ -1,106 +1,141 @@
 /**
  * @module
  * Header rewriting for the reverse proxy (`createProxyApp`): what crosses the proxy in each direction.
- * Hop-by-hop headers describe one connection, not the message, so they never cross (RFC 9110 §7.6.1).
+ * The client's request headers reach the origin exactly as sent — same names, values, order and
+ * repeats — except hop-by-hop headers (both ways), which describe one connection and never cross (RFC 9110 §7.6.1),
+ * and the forwarding headers, which the proxy writes itself from what it trusts (./trust.ts).
  */
+import type { Forwarded } from './trust.ts'
 
 /** Hop-by-hop headers a proxy must not forward (RFC 9110 §7.6.1), besides every `proxy-*` header. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'trailers'])
 
-/**
- * Content codings every fetch we run on decodes by itself (undici, Deno, Bun, workerd). The origin is
- * only offered these, so a coded response always arrives decoded and its coding headers can be dropped.
- */
-const DECODED_CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br'])
+/** The header an origin sends to command the room (`revoke`); a client must never send it on. */
+export const COMMAND_HEADER = 'waiting-room-command'
 
-/** Deletes hop-by-hop headers, including any the Connection header names for this hop. */
-export function dropHopByHop(headers: Headers): void {
-  const named = headers.get('connection')
-  if (named) {
-    for (const name of named.split(',')) {
+/** Request headers the proxy replaces with its own (the origin's Host; forwarding headers it vouches for). */
+const REPLACED = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', COMMAND_HEADER])
+
+/**
+ * Header lists as Node's `rawHeaders` has them: name, value, name, value, … — the one form that keeps
+ * repeats and order, and what node:http's `request()` takes as is.
+ */
+export type HeaderList = string[]
+
+/** The entries of a Headers as a {@link HeaderList}. */
+export function headerListOf(headers: Headers): HeaderList {
+  const list: HeaderList = []
+  for (const [name, value] of headers) list.push(name, value)
+  return list
+}
+
+/** The names a Connection header (every one of them, in `list`) marks as hop-by-hop for this hop. */
+function connectionNamed(list: HeaderList): Set<string> | undefined {
+  let named: Set<string> | undefined
+  for (let i = 0; i < list.length; i += 2) {
+    if (list[i]!.length !== 10 || list[i]!.toLowerCase() !== 'connection') continue
+    for (const name of list[i + 1]!.split(',')) {
       const trimmed = name.trim().toLowerCase()
+      if (trimmed) (named ??= new Set()).add(trimmed)
+    }
+  }
+  return named
+}
+
+/**
+ * The request headers for the origin, from the client's `list`: Host set to the origin's, hop-by-hop
+ * and forwarding headers dropped, then X-Forwarded-For/Proto/Host as the proxy concluded them.
+ * `Forwarded` passes on only from trusted proxies. `upgrade` (the client's Upgrade value) keeps the
+ * connection-level request for a WebSocket: this hop's Connection and Upgrade are then re-sent.
+ */
+export function originRequestHeaders(list: HeaderList, forwarded: Forwarded, originHost: string, upgrade?: string): HeaderList {
+  const named = connectionNamed(list)
+  const out: HeaderList = ['Host', originHost]
+  for (let i = 0; i < list.length; i += 2) {
+    const name = list[i]!
+    const lower = name.toLowerCase()
+    // `:method` and friends: HTTP/2 pseudo-headers in a Node server's raw list describe this hop only.
+    if (name.startsWith(':') || HOP_BY_HOP.has(lower) || REPLACED.has(lower) || lower.startsWith('proxy-') || named?.has(lower)) continue
+    if (lower === 'forwarded' && !forwarded.trusted) continue
+    out.push(name, list[i + 1]!)
+  }
+  if (forwarded.chain.length > 0) out.push('X-Forwarded-For', forwarded.chain.join(', '))
+  out.push('X-Forwarded-Proto', forwarded.proto)
+  if (forwarded.host) out.push('X-Forwarded-Host', forwarded.host)
+  if (upgrade) out.push('Connection', 'Upgrade', 'Upgrade', upgrade)
+  return out
+}
+
+/**
+ * `proxy-*` headers seen in practice, for the Headers-based functions below, which look names up rather
+ * than iterate (iterating a Headers is slow on Bun and sorts it on undici). `proxy` is httpoxy's: a CGI
+ * origin would take it for its HTTP_PROXY.
+ */
+const PROXY_HEADERS = ['proxy', 'proxy-authorization', 'proxy-authenticate', 'proxy-authentication-info', 'proxy-connection']
+
+function deleteHopByHop(headers: Headers): void {
+  const connection = headers.get('connection')
+  if (connection) {
+    for (const name of connection.split(',')) {
+      const trimmed = name.trim()
       if (trimmed) headers.delete(trimmed)
     }
   }
-  // Collect first: deleting while iterating a Headers skips entries.
-  const doomed: string[] = []
-  for (const name of headers.keys()) {
-    if (HOP_BY_HOP.has(name) || name.startsWith('proxy-')) doomed.push(name)
-  }
-  for (const name of doomed) headers.delete(name)
+  for (const name of HOP_BY_HOP) headers.delete(name)
+  for (const name of PROXY_HEADERS) headers.delete(name)
 }
 
-/** What the proxy knows about the client's request, for the X-Forwarded-* headers. */
-export interface ForwardedFrom {
-  /** The client's address, when the runtime tells it. */
-  clientAddress: string | undefined
-  /** `http` or `https`: how the client reached us, or what a TLS terminator in front reported. */
-  proto: string
-  /**
-   * The Host the client asked for. Never a client's own X-Forwarded-Host: origins build absolute links
-   * from it (password-reset mails), so passing one through would let anyone poison them.
-   */
-  host: string
-}
-
-/** The headers sent to the origin: the client's, minus hop-by-hop, with X-Forwarded-* set. */
-export function originRequestHeaders(incoming: Headers, from: ForwardedFrom): Headers {
+/**
+ * {@link originRequestHeaders} for fetch transports, from the request's Headers: a native copy, then
+ * deletions, no iteration. Without Host (fetch derives it from the URL); names come out lower-case, as
+ * every Headers has them.
+ */
+export function originRequestHeaderObject(incoming: Headers, forwarded: Forwarded, upgrade?: string): Headers {
   const headers = new Headers(incoming)
-  dropHopByHop(headers)
-  // fetch derives Host from the origin URL; the client's Host travels as X-Forwarded-Host.
-  headers.delete('host')
-  // Behind another proxy, keep its chain and add the hop we saw (as nginx's $proxy_add_x_forwarded_for).
-  if (from.clientAddress) {
-    const chain = headers.get('x-forwarded-for')
-    headers.set('x-forwarded-for', chain ? `${chain}, ${from.clientAddress}` : from.clientAddress)
+  deleteHopByHop(headers)
+  for (const name of REPLACED) headers.delete(name)
+  if (!forwarded.trusted) headers.delete('forwarded')
+  if (forwarded.chain.length > 0) headers.set('x-forwarded-for', forwarded.chain.join(', '))
+  headers.set('x-forwarded-proto', forwarded.proto)
+  if (forwarded.host) headers.set('x-forwarded-host', forwarded.host)
+  if (upgrade) {
+    headers.set('connection', 'Upgrade')
+    headers.set('upgrade', upgrade)
   }
-  headers.set('x-forwarded-proto', from.proto)
-  headers.set('x-forwarded-host', from.host)
-  const accepted = offeredCodings(headers.get('accept-encoding'))
-  if (accepted) headers.set('accept-encoding', accepted)
-  else headers.delete('accept-encoding')
+  return headers
+}
+
+/** {@link endToEndHeaders} from a Headers (a fetch Response's): a native copy, then deletions. */
+export function endToEndHeadersOf(incoming: Headers): Headers {
+  const headers = new Headers(incoming)
+  deleteHopByHop(headers)
   return headers
 }
 
 /**
- * The client's Accept-Encoding narrowed to codings fetch decodes, so the proxy never receives a body it
- * cannot pass on (a zstd body would arrive still coded on some runtimes and decoded on others).
+ * The origin's response headers as the proxy passes them on: every header in order (each Set-Cookie on
+ * its own), minus hop-by-hop ones and those the origin's Connection header names. Transports build their
+ * response headers with this, so nothing iterates a Headers again (undici sorts it on every iteration).
  */
-function offeredCodings(acceptEncoding: string | null): string | undefined {
-  if (!acceptEncoding) return undefined
-  const kept = acceptEncoding
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => {
-      const coding = part.split(';')[0]!.trim().toLowerCase()
-      return coding === 'identity' || coding === '*' || DECODED_CODINGS.has(coding)
-    })
-  // `*` would let the origin pick any coding: name the ones we decode instead.
-  const listed = kept.map((part) => (part.split(';')[0]!.trim() === '*' ? 'gzip, deflate, br' : part))
-  return listed.length > 0 ? listed.join(', ') : undefined
+export function endToEndHeaders(list: HeaderList): Headers {
+  const named = connectionNamed(list)
+  const headers = new Headers()
+  for (let i = 0; i < list.length; i += 2) {
+    const lower = list[i]!.toLowerCase()
+    if (HOP_BY_HOP.has(lower) || lower.startsWith('proxy-') || named?.has(lower)) continue
+    headers.append(list[i]!, list[i + 1]!)
+  }
+  return headers
 }
 
 /**
- * The headers sent back to the client: the origin's, minus hop-by-hop. fetch has already decoded a
- * gzip/deflate/br body, so its Content-Encoding and Content-Length no longer describe what we send.
- * A Location pointing at the origin is rewritten to the proxy, as nginx's `proxy_redirect default` does.
+ * Rewrites the origin's end-to-end response headers (from {@link endToEndHeaders}, owned by the proxy)
+ * for the client, in place: a Location on the origin is pointed at the proxy, as nginx's
+ * `proxy_redirect default` does, and `Waiting-Room-Command` stays only when the room obeys origin
+ * commands — the room strips it then.
  */
-export function clientResponseHeaders(fromOrigin: Headers, originBase: URL, proxyBase: string): Headers {
-  const headers = new Headers()
-  // Iterating a Headers yields each Set-Cookie on its own; every other header arrives combined once.
-  for (const [name, value] of fromOrigin) {
-    if (name === 'set-cookie') headers.append(name, value)
-    else headers.set(name, value)
-  }
-  dropHopByHop(headers)
-  const coding = headers.get('content-encoding')
-  if (coding) {
-    const codings = coding.split(',').map((part) => part.trim().toLowerCase()).filter(Boolean)
-    if (codings.every((part) => DECODED_CODINGS.has(part) || part === 'identity')) {
-      headers.delete('content-encoding')
-      headers.delete('content-length')
-    }
-  }
+export function clientResponseHeaders(headers: Headers, originBase: URL, proxyBase: string, keepCommand: boolean): Headers {
+  if (!keepCommand) headers.delete(COMMAND_HEADER)
   const location = headers.get('location')
   if (location) {
     const rewritten = rewriteLocation(location, originBase, proxyBase)

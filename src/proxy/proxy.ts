@@ -1,71 +1,58 @@
 /**
  * @module
  * A standalone reverse proxy with the waiting room in front: any site, not only a Hono app, can sit behind
- * the room. Runtime-neutral (fetch, streams, no `node:`): the Node CLI serves it with @hono/node-server,
- * and it runs as is on Deno, Bun or Workers. Bodies stream both ways; nothing is buffered.
+ * the room. Runtime-neutral: how the origin is reached is a transport passed in (./transport.ts; fetch by
+ * default, node:http from ./node.ts on Node), and it runs as is on Deno, Bun or Workers. Bodies stream both
+ * ways; nothing is buffered.
+ *
+ * Per request: the forwarding guard decides what to believe about the client (./trust.ts) and which Host
+ * it may ask for (./hosts.ts) *before* the room runs — the room reads X-Forwarded-Proto for its cookie's
+ * Secure flag — then the room decides, then an admitted request goes to the origin.
  */
-import { Hono, type Context } from 'hono'
+import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import type { StatusCode } from 'hono/utils/http-status'
-import { waitingRoom, type RoomHandle, type WaitingRoomEnv } from '../room/middleware.ts'
+import { waitingRoom, type RoomHandle, type WaitingRoomVariables } from '../room/middleware.ts'
 import { WaitingRoomError } from '../errors.ts'
 import type { WaitingRoomOptions } from '../room/options.ts'
-import { clientResponseHeaders, originRequestHeaders } from './headers.ts'
+import { clientResponseHeaders, headerListOf, originRequestHeaderObject, originRequestHeaders } from './headers.ts'
+import { parsePublicHosts, type HostMatcher } from './hosts.ts'
+import { ClientBodyError, fetchTransport, OriginTimeout, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
+import { parseTrustProxy, resolveForwarded, type Forwarded, type TrustPolicy, type TrustProxy } from './trust.ts'
+
+export type { OriginRequest, OriginResponse, OriginTransport } from './transport.ts'
+export { fetchTransport, OriginTimeout } from './transport.ts'
+export type { Forwarded, TrustProxy } from './trust.ts'
 
 export interface ProxyOptions {
   /** Base URL of the site behind the room, e.g. `http://127.0.0.1:8080` (a path prefix is kept). Required. */
   origin: string | URL
   /** The waiting room in front of every request. Default: `waitingRoom()`'s defaults. */
   room?: WaitingRoomOptions
-  /** The client's address for X-Forwarded-For; runtime-specific, so passed in (the CLI uses conninfo). Default: none sent. */
+  /** The client's address (the TCP peer); runtime-specific, so passed in (the CLI uses conninfo). Default: unknown. */
   clientAddress?: (c: Context) => string | undefined
+  /**
+   * Which X-Forwarded-For/-Proto/-Host to believe: a number of proxies in front (`1` behind one nginx), or
+   * their addresses / CIDR ranges (`['10.0.0.0/8', '::1']`). Default: none — the client's forwarding
+   * headers are replaced by what the proxy itself sees, and `Forwarded` is dropped.
+   */
+  trustProxy?: TrustProxy
+  /**
+   * The host names this proxy answers for (`['shop.example', '*.shop.example']`; a name without a port
+   * matches any port). Another Host gets 421, no Host at all 400, before the room or origin. Default: any.
+   */
+  publicHosts?: string | readonly string[]
   /** Ms the origin may take to send response headers once it has the whole request, else 504. Bodies are not limited. Default 30000. */
   originTimeoutMs?: number
-  /** The fetch used to reach the origin (tests, service bindings). Default: the global `fetch`. */
+  /** How the origin is reached. Default: `fetchTransport({ fetch })`; on Node, `nodeTransport()` from `./node.ts` forwards bytes exactly. */
+  transport?: OriginTransport
+  /** The fetch of the default transport (tests, service bindings). Default: the global `fetch`. */
   fetch?: typeof fetch
   /** Told about each failed origin request (502/504). Default: one `console.error` line. */
   onOriginError?: (error: unknown, request: Request) => void
 }
 
-/**
- * The scheme a TLS terminator in front of us reported. The room already trusts it for the ticket's Secure
- * flag (src/ticket/cookie.ts `isHttps`), so the origin and rewritten redirects see the same scheme.
- */
-function forwardedProto(header: string | undefined): string | undefined {
-  const first = header?.split(',')[0]?.trim().toLowerCase()
-  return first === 'http' || first === 'https' ? first : undefined
-}
-
-/** Methods whose requests carry no body (fetch rejects one). */
-const BODYLESS = new Set(['GET', 'HEAD'])
-
-/**
- * The body to forward, still streaming. Runtimes hand every DELETE or OPTIONS a body stream, even an empty
- * one, and forwarding that would send the origin a chunked empty body; so a request that declares no body
- * framing gets its first chunk peeked at: an immediate end means no body at all.
- */
-async function requestBody(request: Request): Promise<ReadableStream<Uint8Array> | null> {
-  if (BODYLESS.has(request.method) || !request.body) return null
-  const length = request.headers.get('content-length')
-  if (length !== null) return length.trim() === '0' ? null : request.body
-  if (request.headers.has('transfer-encoding')) return request.body
-  const reader = request.body.getReader()
-  const first = await reader.read()
-  if (first.done) return null
-  let pending: Uint8Array | undefined = first.value
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (pending) {
-        controller.enqueue(pending)
-        pending = undefined
-        return
-      }
-      const next = await reader.read()
-      if (next.done) controller.close()
-      else controller.enqueue(next.value)
-    },
-    cancel: (reason) => reader.cancel(reason),
-  })
-}
+/** The proxy app's variables: the room's decision, and what the proxy concluded about the client. */
+export type ProxyEnv = { Variables: WaitingRoomVariables & { forwarded: Forwarded } }
 
 /**
  * A Hono app that runs the waiting room and then forwards every admitted request to `origin`.
@@ -75,88 +62,138 @@ async function requestBody(request: Request): Promise<ReadableStream<Uint8Array>
  * import { serve } from '@hono/node-server'
  * import { createProxyApp } from 'hono-waiting-room/proxy'
  *
- * const app = createProxyApp({ origin: 'http://127.0.0.1:8080', room: { totalActiveUsers: 500 } })
+ * const app = createProxyApp({ origin: 'http://127.0.0.1:8080', room: { totalActiveUsers: 500 }, publicHosts: ['shop.example'] })
  * serve({ fetch: app.fetch, port: 8787 })
  * ```
  */
-export function createProxyApp(options: ProxyOptions): Hono<WaitingRoomEnv> & { readonly room: RoomHandle } {
+export function createProxyApp(options: ProxyOptions): Hono<ProxyEnv> & { readonly room: RoomHandle } {
   const originBase = parseOrigin(options.origin)
-  const originPath = originBase.pathname.replace(/\/$/, '')
   const timeoutMs = options.originTimeoutMs ?? 30_000
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
     throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option originTimeoutMs: expected a positive integer of ms, got ${timeoutMs}`)
   }
-  const originFetch = options.fetch ?? ((input, init) => fetch(input, init))
-  const onOriginError = options.onOriginError ?? logOriginError
-  const clientAddress = options.clientAddress ?? (() => undefined)
-
-  const app = new Hono<WaitingRoomEnv>()
+  const policy = parseTrustProxy(options.trustProxy)
+  const pinned = parsePublicHosts(options.publicHosts)
+  const app = new Hono<ProxyEnv>()
   // Validates the room's options now, so a bad one fails at build time rather than on the first request.
   const room = waitingRoom(options.room ?? {})
-  app.use('*', room)
-  app.all('*', async function forwardToOrigin(c) {
-    const incoming = new URL(c.req.url)
-    // Set the parts, never resolve a string: a path like `//evil.example/` would otherwise change the host.
-    const target = new URL(originBase)
-    target.pathname = originPath + incoming.pathname
-    target.search = incoming.search
-    const from = {
-      clientAddress: clientAddress(c),
-      proto: forwardedProto(c.req.header('x-forwarded-proto')) ?? incoming.protocol.replace(/:$/, ''),
-      host: c.req.header('host') ?? incoming.host,
-    }
-    const headers = originRequestHeaders(c.req.raw.headers, from)
+  app.use('*', forwardingGuard(policy, pinned, options.clientAddress ?? (() => undefined)))
+  app.use('*', room as unknown as MiddlewareHandler<ProxyEnv>)
+  app.all('*', forwarder(options, originBase, timeoutMs))
+  // The room's handle, so whoever serves the app can flush its counts before shutting down.
+  return Object.assign(app, { room: room.room })
+}
 
-    let body: ReadableStream<Uint8Array> | null
-    try {
-      body = await requestBody(c.req.raw)
-    } catch {
-      return c.text('request body could not be read\n', 400) // the client went away mid-upload
+/**
+ * Runs before the room: resolves the client's address, scheme and host under the trust policy, refuses
+ * hosts that are not ours, and makes the request's X-Forwarded-Proto say what was concluded (the room's
+ * Secure cookie decision reads it), deleting a client's forged one.
+ */
+function forwardingGuard(policy: TrustPolicy, pinned: HostMatcher | undefined, clientAddress: (c: Context) => string | undefined): MiddlewareHandler<ProxyEnv> {
+  return async function proxyForwardingGuard(c, next) {
+    const headers = c.req.raw.headers
+    const hostHeader = headers.get('host') ?? undefined
+    const url = c.req.url
+    const ownProto = url.startsWith('https:') ? 'https' : 'http'
+    // Runtimes without a Host header on the Request (app.request in tests) still have the URL's.
+    const ownHost = hostHeader ?? (pinned ? undefined : new URL(url).host)
+    const forwarded = resolveForwarded(headers, { peer: clientAddress(c), proto: ownProto, host: ownHost }, policy)
+    if (pinned) {
+      if (!forwarded.host) return c.text('400 Bad Request: no Host header\n', 400)
+      if (!pinned(forwarded.host)) return c.text(`421 Misdirected Request: this proxy does not serve ${forwarded.host}\n`, 421)
     }
+    const claimed = headers.get('x-forwarded-proto')
+    if (claimed !== null || forwarded.proto !== ownProto) setRequestHeader(c, 'x-forwarded-proto', forwarded.proto === ownProto ? undefined : forwarded.proto)
+    c.set('forwarded', forwarded)
+    await next()
+  }
+}
 
-    // The timeout is the origin's time to start answering once it has the whole request: an upload
-    // may take as long as it takes, and so may a download once the headers are here.
-    const timeout = new AbortController()
-    let timer: ReturnType<typeof setTimeout> | undefined
-    let answered = false
-    const startTimer = (): void => {
-      if (!answered) timer = setTimeout(() => timeout.abort(new OriginTimeout(timeoutMs)), timeoutMs)
+/** Sets (or, with undefined, deletes) a request header; on runtimes whose request headers are immutable (workerd), swaps in a copy. */
+function setRequestHeader(c: Context, name: string, value: string | undefined): void {
+  try {
+    if (value === undefined) c.req.raw.headers.delete(name)
+    else c.req.raw.headers.set(name, value)
+  } catch {
+    const headers = new Headers(c.req.raw.headers)
+    if (value === undefined) headers.delete(name)
+    else headers.set(name, value)
+    c.req.raw = new Request(c.req.raw, { headers })
+  }
+}
+
+function forwarder(options: ProxyOptions, originBase: URL, timeoutMs: number) {
+  const originPath = originBase.pathname.replace(/\/$/, '')
+  const transport = options.transport ?? fetchTransport({ fetch: options.fetch })
+  const onOriginError = options.onOriginError ?? logOriginError
+  const keepCommand = (options.room?.enabledOriginCommands ?? []).includes('revoke')
+  return async function forwardToOrigin(c: Context<ProxyEnv>): Promise<Response> {
+    const forwarded = c.get('forwarded')
+    const url = c.req.url
+    const upgrade = upgradeOf(c.req.raw.headers)
+    let list: string[] | undefined
+    let headers: Headers | undefined
+    // Each transport takes the form it sends best; the other is never built.
+    const request: OriginRequest = {
+      origin: originBase,
+      path: originPath + pathAndQuery(url),
+      method: c.req.method,
+      get headerList() {
+        return (list ??= originRequestHeaders(rawHeaderList(c), forwarded, originBase.host, upgrade))
+      },
+      get headers() {
+        return (headers ??= originRequestHeaderObject(c.req.raw.headers, forwarded, upgrade))
+      },
+      request: c.req.raw,
+      timeoutMs,
     }
-    if (body) body = body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: startTimer }))
-    else startTimer()
-    let response: Response
+    let response: OriginResponse
     try {
-      response = await originFetch(target, {
-        method: c.req.method,
-        headers,
-        body,
-        // Required by fetch for a streamed request body: the upload streams while the answer may start.
-        duplex: 'half',
-        // The browser follows redirects itself, through the proxy (and the room) again.
-        redirect: 'manual',
-        // A client that goes away cancels the origin request too.
-        signal: anySignal([c.req.raw.signal, timeout.signal]),
-      } as RequestInit)
+      if (upgrade) {
+        const upgraded = transport.upgrade?.(request, c)
+        if (!upgraded) return c.text(`this proxy cannot forward an Upgrade: ${upgrade} request on this runtime\n`, 501)
+        response = await upgraded
+      } else {
+        response = await transport.request(request, c)
+      }
     } catch (error) {
+      if (error instanceof ClientBodyError) return c.text('request body could not be read\n', 400) // the client went away mid-upload
       // The client left: nobody reads this answer, and the origin is not to blame.
       if (c.req.raw.signal.aborted) return new Response(null, { status: 499 })
-      const timedOut = timeout.signal.aborted
-      onOriginError(timedOut ? timeout.signal.reason : error, c.req.raw)
+      onOriginError(error, c.req.raw)
+      const timedOut = error instanceof OriginTimeout
       return originFailure(c, timedOut ? 504 : 502, timedOut ? 'origin timed out' : 'origin unreachable')
-    } finally {
-      answered = true
-      clearTimeout(timer)
     }
-
+    const proxyBase = `${forwarded.proto}://${forwarded.host ?? new URL(url).host}`
     // newResponse starts from the headers the room already set (its ticket) and appends the origin's cookies.
     return c.newResponse(response.body, {
       status: response.status as StatusCode,
       statusText: response.statusText,
-      headers: clientResponseHeaders(response.headers, originBase, `${from.proto}://${from.host}`),
+      headers: clientResponseHeaders(response.headers, originBase, proxyBase, keepCommand),
     })
-  })
-  // The room's handle, so whoever serves the app can flush its counts before shutting down.
-  return Object.assign(app, { room: room.room })
+  }
+}
+
+/**
+ * `/a/b?c=1` of an absolute request URL, as a string: the runtime has normalized it already, and a URL
+ * object per request is measurable on the proxy's hot path.
+ */
+function pathAndQuery(url: string): string {
+  const slash = url.indexOf('/', url.indexOf('//') + 2)
+  return slash === -1 ? '/' : url.slice(slash)
+}
+
+/** The client's headers as received: Node's raw list (exact names, order, repeats) when the server exposes it. */
+function rawHeaderList(c: Context): string[] {
+  const incoming = (c.env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming
+  return incoming?.rawHeaders ?? headerListOf(c.req.raw.headers)
+}
+
+/** The protocol a request asks to switch to (`websocket`), when it asks with both Connection and Upgrade. */
+function upgradeOf(headers: Headers): string | undefined {
+  const upgrade = headers.get('upgrade')
+  if (!upgrade) return undefined
+  return /(?:^|,)\s*upgrade\s*(?:,|$)/i.test(headers.get('connection') ?? '') ? upgrade : undefined
 }
 
 function parseOrigin(origin: string | URL): URL {
@@ -173,25 +210,6 @@ function parseOrigin(origin: string | URL): URL {
     throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option origin: a base URL takes no query or fragment, got ${url.href}`)
   }
   return url
-}
-
-class OriginTimeout extends Error {
-  override name = 'OriginTimeout'
-  constructor(ms: number) {
-    super(`no response headers from the origin within ${ms} ms`)
-  }
-}
-
-/** `AbortSignal.any` where the runtime has it; otherwise a forwarding controller. */
-function anySignal(signals: AbortSignal[]): AbortSignal {
-  const any = (AbortSignal as { any?: (signals: AbortSignal[]) => AbortSignal }).any
-  if (any) return any.call(AbortSignal, signals)
-  const controller = new AbortController()
-  for (const signal of signals) {
-    if (signal.aborted) controller.abort(signal.reason)
-    else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true })
-  }
-  return controller.signal
 }
 
 function logOriginError(error: unknown, request: Request): void {

@@ -5,6 +5,9 @@
  * wall-clock minute (its own clock, the same host's), marks the response `x-origin-hit: 1`, and answers
  * `GET /__stats` (sent to it directly, never through a proxy) with the counts as JSON.
  *
+ * A request carrying `x-load-proxy` (the crash case's burst, see crash.mjs) is also told to the runner over
+ * IPC, `{ scenario, proxy, at }`, the moment it arrives: the runner kills that proxy right after the decision.
+ *
  * Prints `origin listening on <port>` when ready. Exits when the runner's IPC channel closes, or after
  * WR_LOAD_MAX_LIFETIME_MS.
  */
@@ -32,6 +35,8 @@ const server = createServer((request, response) => {
   let minutes = hits.get(scenario)
   if (!minutes) hits.set(scenario, (minutes = new Map()))
   minutes.set(minute, (minutes.get(minute) ?? 0) + 1)
+  const proxy = request.headers['x-load-proxy']
+  if (proxy && process.send) process.send({ scenario, proxy, at: Date.now() })
   // Drain any body, then answer: small, cacheable by nobody.
   request.resume()
   request.on('end', () => {

@@ -14,18 +14,25 @@
  *    and the heap after a full GC) and must stay flat; at the end the room's counts read from the store
  *    through the adapter (`sync` with an empty report, then buildSnapshot) must equal the recount of what
  *    the load generator observed: active users, and admissions and active tickets per minute.
+ * 3. Crash, on SQLite and on Redis side by side (crash.mjs): 3 proxies, limits 7/7, 2-minute sessions; the
+ *    first to answer a user it let in in a burst dies by SIGKILL right then, and is restarted 20 s later;
+ *    for 3 minutes (both forms) active users never exceed 7, and the store's count equals the live sessions
+ *    at the end. It runs alongside the others, which start once its crashes are done, so their load cannot
+ *    delay a crash.
  *
- * Usage: node test/load/run.mjs [--short] [--only burst|soak]
+ * Usage: node test/load/run.mjs [--short] [--only burst|soak|crash]
  * Environment: WR_LOAD_REDIS_URL (default redis://127.0.0.1:6379/13: the tests' database, keys deleted after).
  * Prints a summary and, last, `N passed, M failed`; exits 1 on any failure.
  */
 import { spawnSync } from 'node:child_process'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { startCrashCase } from './crash.mjs'
 import { exitOf, installCleanup, killAll, procMemory, startChild, stop, waitForLine } from './processes.mjs'
+import { deleteRedisRooms, readRoom, sameCounts } from './store.mjs'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const HERE = fileURLToPath(new URL('.', import.meta.url))
@@ -35,25 +42,28 @@ const SHORT = process.argv.includes('--short')
 const ONLY = (() => {
   const i = process.argv.indexOf('--only')
   const value = i === -1 ? undefined : process.argv[i + 1]
-  if (value !== undefined && value !== 'burst' && value !== 'soak') {
-    console.error('usage: node test/load/run.mjs [--short] [--only burst|soak]')
+  if (value !== undefined && value !== 'burst' && value !== 'soak' && value !== 'crash') {
+    console.error('usage: node test/load/run.mjs [--short] [--only burst|soak|crash]')
     process.exit(2)
   }
   return value
 })()
 const REDIS_URL = process.env.WR_LOAD_REDIS_URL || 'redis://127.0.0.1:6379/13'
+/** Where readRoom finds the build and the store. */
+const STORE = { root: ROOT, redisUrl: REDIS_URL }
 const RUN = randomBytes(4).toString('hex')
 const SECRET = randomBytes(32).toString('base64url')
 const T0 = Date.now()
 
 const PROFILE = SHORT
   ? {
-      budgetMs: 150_000,
+      // The crash case's 3 minutes and more (the rest runs alongside it): about 4 minutes, and a build.
+      budgetMs: 360_000,
       burst: { users: 2_000, generators: 3, proxies: 3, total: 200, perMinute: 200, needSeconds: 15, timeoutMs: 45_000 },
       soak: { durationMs: 30_000, warmupMs: 10_000, sampleMs: 1_500, proxies: 3 },
     }
   : {
-      budgetMs: 420_000,
+      budgetMs: 540_000,
       burst: { users: 10_000, generators: 4, proxies: 3, total: 200, perMinute: 200, needSeconds: 40, timeoutMs: 90_000 },
       soak: { durationMs: 180_000, warmupMs: 30_000, sampleMs: 3_000, proxies: 3 },
     }
@@ -189,8 +199,11 @@ async function originStats(origin, scenario) {
   return all[scenario] ?? {}
 }
 
-/** Starts `count` proxies of one group; resolves when all listen. */
-async function startProxies(label, args, count, { memoryMs = 0, fileLimit, lifetimeMs }) {
+/**
+ * Starts `count` proxies of one group; resolves when all listen. Each child goes into `track` (a Set) as soon
+ * as it is spawned; `env` adds variables for child-guard.mjs (the crash case's WR_LOAD_CRASH_CLAIM).
+ */
+async function startProxies(label, args, count, { memoryMs = 0, fileLimit, lifetimeMs, track, env = {} }) {
   const proxies = []
   for (let i = 0; i < count; i++) {
     const memory = []
@@ -198,7 +211,7 @@ async function startProxies(label, args, count, { memoryMs = 0, fileLimit, lifet
     const nodeArgs = ['--import', GUARD, ...(memoryMs > 0 ? ['--expose-gc'] : []), BIN, ...args]
     const child = startChild(`${label} proxy ${i + 1}`, process.execPath, nodeArgs, {
       cwd: ROOT,
-      env: { ...CHILD_ENV, WR_LOAD_MAX_LIFETIME_MS: String(lifetimeMs), WR_LOAD_MEMORY_MS: String(memoryMs) },
+      env: { ...CHILD_ENV, ...env, WR_LOAD_MAX_LIFETIME_MS: String(lifetimeMs), WR_LOAD_MEMORY_MS: String(memoryMs) },
       fileLimit,
       onStderrLine: (line) => {
         const m = /^@@mem (\d+) (\d+) (\d+) (\d+) (\d+)$/.exec(line)
@@ -206,6 +219,7 @@ async function startProxies(label, args, count, { memoryMs = 0, fileLimit, lifet
         else if (line.trim() && warnings.length < 50) warnings.push(line)
       },
     })
+    track?.add(child)
     proxies.push({ child, memory, warnings, rss: [] })
   }
   const urls = await Promise.all(proxies.map((p) => waitForLine(p.child, /listening on (http:\/\/127\.0\.0\.1:\d+)/, 30_000)))
@@ -244,73 +258,6 @@ function memoryVerdict(samples, key) {
   const last = median(samples.slice(-third).map((s) => s[key]))
   const values = samples.map((s) => s[key])
   return { ok: last <= first * MEMORY_GROWTH_LIMIT, first, last, ratio: last / first, min: Math.min(...values), max: Math.max(...values), n: samples.length }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Redis and SQLite: the room as the store has it
-
-async function redisClient() {
-  const { createClient } = await import('redis')
-  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 3000, reconnectStrategy: false } })
-  client.on('error', () => {})
-  await client.connect()
-  return client
-}
-
-/** The room's state through the adapter (a `sync` with an empty report), its snapshot, and per-minute fields. */
-async function readRoom(backend, roomId, storePath, sessionMinutes) {
-  const now = Date.now()
-  const report = { id: `load-recount-${randomUUID()}`, roomId, location: 'local', at: now, keepMinutes: sessionMinutes + 6, deltas: {} }
-  let state
-  if (backend === 'sqlite') {
-    const { sqliteStoreCoordinator } = await import(pathToFileURL(join(ROOT, 'dist', 'adapters', 'bun-sqlite', 'node.js')).href)
-    const coordinator = sqliteStoreCoordinator(storePath)
-    try {
-      state = await coordinator.sync(report)
-    } finally {
-      coordinator.close()
-    }
-  } else {
-    const { redisCoordinator, fromNodeRedis } = await import(pathToFileURL(join(ROOT, 'dist', 'adapters', 'upstash', 'index.js')).href)
-    const client = await redisClient()
-    try {
-      state = await redisCoordinator(fromNodeRedis(client)).sync(report)
-    } finally {
-      await client.close()
-    }
-  }
-  const { buildSnapshot } = await import(pathToFileURL(join(ROOT, 'dist', 'src', 'snapshot.js')).href)
-  const snapshot = buildSnapshot(state, now, sessionMinutes)
-  const admissions = {}
-  const active = {}
-  for (const location of Object.values(state.locations)) {
-    for (const [field, value] of Object.entries(location.counts)) {
-      const minute = Number(field.slice(1).split('.')[0])
-      if (field[0] === 'n') admissions[minute] = (admissions[minute] ?? 0) + value
-      if (field[0] === 'a') active[minute] = (active[minute] ?? 0) + value
-    }
-  }
-  return { now, minute: Math.floor(now / 60_000), snapshot, admissions, active, locations: Object.keys(state.locations) }
-}
-
-async function deleteRedisRooms(roomIds) {
-  if (roomIds.length === 0) return
-  const client = await redisClient()
-  try {
-    for (const roomId of roomIds) {
-      for await (const keys of client.scanIterator({ MATCH: `wr:{${roomId}}:*`, COUNT: 1000 })) if (keys.length > 0) await client.unlink(keys)
-    }
-  } finally {
-    await client.close()
-  }
-}
-
-/** Two minute → count maps, equal over the minutes the store still keeps (missing = 0). */
-function sameCounts(store, seen, fromMinute) {
-  const minutes = [...new Set([...Object.keys(store), ...Object.keys(seen)].map(Number))].filter((m) => m >= fromMinute).sort()
-  const diffs = minutes.filter((m) => (store[m] ?? 0) !== (seen[m] ?? 0)).map((m) => `minute ${m}: store ${store[m] ?? 0}, seen ${seen[m] ?? 0}`)
-  const shown = minutes.map((m) => `${m % 1000}:${store[m] ?? 0}`).join(' ')
-  return { ok: diffs.length === 0, diffs, shown }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -464,7 +411,7 @@ async function soak(origin, tmp, limits, redisRooms) {
       const client = startChild(`${group.scenario} generator`, process.execPath, [join(HERE, 'soak-client.mjs'), JSON.stringify(config)], { cwd: ROOT, env: CHILD_ENV })
       // The store as it is when the traffic stops, before the flush: for the report only.
       client.on('message', (message) => {
-        if (message?.phase === 'flush') group.preFlush = readRoom(group.backend, group.roomId, group.storePath, SOAK_ROOM.sessionMinutes).catch(() => undefined)
+        if (message?.phase === 'flush') group.preFlush = readRoom(STORE, group.backend, group.roomId, group.storePath, SOAK_ROOM.sessionMinutes).catch(() => undefined)
       })
       return client
     })
@@ -481,7 +428,7 @@ async function soak(origin, tmp, limits, redisRooms) {
 
   for (const group of groups) {
     const { backend, seen, proxies } = group
-    const room = await readRoom(backend, group.roomId, group.storePath, SOAK_ROOM.sessionMinutes)
+    const room = await readRoom(STORE, backend, group.roomId, group.storePath, SOAK_ROOM.sessionMinutes)
     const before = await group.preFlush
     const totalOf = (counts) => Object.values(counts).reduce((total, n) => total + n, 0)
     const seenAdmissions = totalOf(seen.admissionsByMinute)
@@ -583,32 +530,37 @@ async function main() {
   const tmp = mkdtempSync(join(tmpdir(), 'hwr-load-'))
   const redisRooms = []
   const origin = await startOrigin()
+  const crash = ONLY === undefined || ONLY === 'crash' ? startCrashCase({ origin, tmp, run: RUN, secret: SECRET, redisUrl: REDIS_URL, redisRooms, root: ROOT, here: HERE, childEnv: CHILD_ENV, startProxies, check, log, figures }) : undefined
+  // What a test cleans up after itself must spare the origin and the crash case running alongside.
+  const spared = () => [origin.child, ...(crash?.children ?? [])]
   try {
-    if (ONLY !== 'soak') {
+    await crash?.killed
+    if (ONLY === undefined || ONLY === 'burst') {
       for (const backend of ['sqlite', 'redis']) {
         try {
           await burst(backend, origin, tmp, limits, redisRooms)
         } catch (error) {
           check(`burst ${backend}: runs`, false, error instanceof Error ? error.message.slice(0, 2000) : String(error))
         } finally {
-          killAll([origin.child])
+          killAll(spared())
         }
       }
     }
-    if (ONLY !== 'burst') {
+    if (ONLY === undefined || ONLY === 'soak') {
       try {
         await soak(origin, tmp, limits, redisRooms)
       } catch (error) {
         check('soak: runs', false, error instanceof Error ? error.message.slice(0, 2000) : String(error))
       } finally {
-        killAll([origin.child])
+        killAll(spared())
       }
     }
+    await crash?.done
   } finally {
     await stop(origin.child, 2000)
     killAll()
     rmSync(tmp, { recursive: true, force: true })
-    await deleteRedisRooms(redisRooms).catch((error) => log(`warning: could not delete the Redis keys: ${error.message}`))
+    await deleteRedisRooms(REDIS_URL, redisRooms).catch((error) => log(`warning: could not delete the Redis keys: ${error.message}`))
   }
 }
 

@@ -48,12 +48,13 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
   const minute = minuteOf(now)
   const lastMinute = minuteOf(ticket.lastCheckInTime)
   const epoch = link.epoch
-  if (epoch && ticket.lastCheckInTime < epoch.startedAt - EPOCH_CLOCK_MARGIN_MS) link.noteLostState(room.locationOf(c), now)
+  const countedBefore = epoch !== undefined && ticket.lastCheckInTime < epoch.startedAt
+  if (countedBefore && ticket.lastCheckInTime < epoch.startedAt - EPOCH_CLOCK_MARGIN_MS) link.noteLostState(room.locationOf(c), now, epoch.startedAt)
   if (lastMinute < minute && !s.disableSessionRenewal) {
     const location = room.locationOf(c)
     if (link.firstCheckIn(ticket.ticketId, minute)) {
-      // A minute before the stored state began was never counted there: moving out of it would under-count.
-      if (!epoch || lastMinute >= minuteOf(epoch.startedAt)) link.record(location, activeField(lastMinute), -1)
+      // A session counted before the stored state began is not in it: moving it out would under-count.
+      if (!countedBefore) link.record(location, activeField(lastMinute), -1)
       link.record(location, activeField(minute), 1)
       link.record(location, trafficField(minute), 1)
       room.report(c, location, now)

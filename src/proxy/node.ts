@@ -1,0 +1,226 @@
+/// <reference types="node" />
+/**
+ * @module
+ * The proxy's origin transport on Node (and on Bun and Deno, which implement node:http): HTTP/1.1 with
+ * node:http, so the origin gets the client's headers exactly (fetch adds its own — see ./transport.ts)
+ * and compressed bodies pass through as the origin's bytes. The one file under src/ that imports `node:`:
+ * it is its own entry point, like adapters/bun-sqlite/node.ts, and nothing runtime-neutral imports it.
+ *
+ * It also forwards WebSocket upgrades (`proxyUpgrades`): Node hands an upgrade to the server's `upgrade`
+ * event rather than to the fetch handler, so the request runs through the proxy app (forwarding guard,
+ * room) with the socket in `env`; an admitted one is connected to the origin's socket, anyone else gets
+ * the app's answer (the room's queueing status) on the socket, and it is closed.
+ *
+ * @example
+ * ```ts
+ * import { serve } from '@hono/node-server'
+ * import { createProxyApp } from 'hono-waiting-room/proxy'
+ * import { nodeTransport, proxyUpgrades } from 'hono-waiting-room/proxy/node'
+ *
+ * const app = createProxyApp({ origin: 'http://127.0.0.1:8080', transport: nodeTransport() })
+ * const server = serve({ fetch: app.fetch, port: 8787 })
+ * proxyUpgrades(server, app.fetch)
+ * ```
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import type { Context } from 'hono'
+import { endToEndHeaders } from './headers.ts'
+import { OriginTimeout, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
+import { TUNNEL, type Tunnel } from './node-upgrade.ts'
+
+export { proxyUpgrades, type UpgradeProxy } from './node-upgrade.ts'
+
+export interface NodeTransportOptions {
+  /** Most connections to the origin at once; more requests wait for one. Default: no limit (Node's). */
+  maxSockets?: number
+  /** Ms an idle keep-alive connection to the origin stays open. Default 4000 (below Node servers' 5 s, so the origin never closes one under us). */
+  keepAliveMs?: number
+}
+
+/** Statuses whose responses have no body. */
+const NULL_BODY = new Set([204, 205, 304])
+
+/** The node:http transport; one keep-alive pool per transport. */
+export function nodeTransport(options: NodeTransportOptions = {}): OriginTransport {
+  const keepAliveMs = options.keepAliveMs ?? 4000
+  if (!Number.isInteger(keepAliveMs) || keepAliveMs < 1) throw new TypeError(`nodeTransport: invalid keepAliveMs ${keepAliveMs}: expected a positive integer of ms`)
+  const agentOptions = { keepAlive: true, timeout: keepAliveMs, maxSockets: options.maxSockets ?? Infinity, scheduling: 'lifo' as const }
+  const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) }
+  return {
+    request: (origin, c) => send(origin, c, agents),
+    upgrade(origin, c) {
+      const tunnel = (c.env as Record<symbol, Tunnel | undefined> | undefined)?.[TUNNEL]
+      return tunnel ? send(origin, c, agents, tunnel) : undefined
+    },
+  }
+}
+
+type Agents = { http: HttpAgent; https: HttpsAgent }
+
+/**
+ * Bodies of known length up to this size are read whole and passed on in one write: a web stream per
+ * response costs more CPU than the proxy's other work on Node 20, and waiting for ≤ 16 KiB costs nothing.
+ */
+const WHOLE_BODY_MAX = 16 * 1024
+
+function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel): Promise<OriginResponse> {
+  return new Promise((resolve, reject) => {
+    const https = origin.origin.protocol === 'https:'
+    const body = tunnel ? 'none' : bodyOf(origin, c)
+    const list = origin.headerList
+    const headers = body !== 'none' && !hasHeader(list, 'content-length') ? [...list, 'Transfer-Encoding', 'chunked'] : list
+    const hostname = origin.origin.hostname
+    const request = (https ? httpsRequest : httpRequest)({
+      protocol: origin.origin.protocol,
+      hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+      port: origin.origin.port,
+      path: origin.path,
+      method: origin.method,
+      headers,
+      // An upgraded connection leaves the pool for good: give it one of its own.
+      agent: tunnel ? false : https ? agents.https : agents.http,
+    })
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let settled = false
+    const fail = (error: unknown): void => {
+      clearTimeout(timer)
+      if (!settled) reject(error)
+      settled = true
+      request.destroy()
+    }
+    onClientGone(c, origin, tunnel, () => fail(new Error('the client went away')))
+    // The origin's time to answer counts from the end of the upload: an upload takes what it takes.
+    request.once('finish', () => {
+      if (!settled) timer = setTimeout(() => fail(new OriginTimeout(origin.timeoutMs)), origin.timeoutMs)
+    })
+    request.once('error', fail)
+    request.once('response', (response) => {
+      clearTimeout(timer)
+      const answer = { status: response.statusCode!, statusText: response.statusMessage ?? '', headers: endToEndHeaders(response.rawHeaders) }
+      if (NULL_BODY.has(answer.status) || origin.method === 'HEAD') {
+        settled = true
+        response.resume()
+        return resolve({ ...answer, body: null })
+      }
+      const length = Number(response.headers['content-length'] ?? Number.NaN)
+      if (length <= WHOLE_BODY_MAX) return readWhole(response, (bytes) => ((settled = true), resolve({ ...answer, body: bytes })), fail)
+      settled = true
+      resolve({ ...answer, body: streamOf(response) })
+    })
+    if (tunnel) request.once('upgrade', (response, socket, head) => {
+      clearTimeout(timer)
+      settled = true
+      tunnel.origin = { socket, head, protocol: response.headers.upgrade ?? '' }
+      // A stand-in for 101 (a Response cannot carry it): proxyUpgrades writes the 101 with these headers.
+      resolve({ status: 200, statusText: 'Switching Protocols', headers: endToEndHeaders(response.rawHeaders), body: null })
+    })
+    if (body === 'none') request.end()
+    else if (body === 'incoming') pipeIncoming(nodeIncoming(c)!, request, fail)
+    else void pumpStream(origin.request.body!, request, fail)
+  })
+}
+
+/**
+ * Calls `gone` if the client leaves before the answer is complete. On @hono/node-server the response's
+ * `close` says so without the AbortSignal a Request creates on first use; elsewhere the request's signal.
+ */
+function onClientGone(c: Context, origin: OriginRequest, tunnel: Tunnel | undefined, gone: () => void): void {
+  if (tunnel) {
+    tunnel.client.once('close', gone)
+    return
+  }
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing
+  if (outgoing) {
+    outgoing.once('close', () => {
+      if (!outgoing.writableFinished) gone()
+    })
+    return
+  }
+  const signal = origin.request.signal
+  signal.addEventListener('abort', gone, { once: true })
+}
+
+function readWhole(response: IncomingMessage, done: (bytes: Uint8Array<ArrayBuffer>) => void, fail: (error: unknown) => void): void {
+  const chunks: Buffer[] = []
+  response.on('data', (chunk: Buffer) => chunks.push(chunk))
+  response.once('end', () => done((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) as Uint8Array<ArrayBuffer>))
+  response.once('close', () => {
+    if (!response.complete) fail(new Error('the origin closed the response before its end'))
+  })
+}
+
+/** Where the request body comes from: none (no Content-Length or Transfer-Encoding), Node's own stream, or the web one. */
+function bodyOf(origin: OriginRequest, c: Context): 'none' | 'incoming' | 'stream' {
+  const length = origin.request.headers.get('content-length')
+  const framed = (length !== null && length.trim() !== '0') || origin.request.headers.has('transfer-encoding')
+  if (!framed || origin.method === 'GET' || origin.method === 'HEAD') {
+    // `Content-Length: 0` is still sent as the client sent it, with its (empty) body.
+    return 'none'
+  }
+  const incoming = nodeIncoming(c)
+  return incoming && !origin.request.bodyUsed ? 'incoming' : origin.request.body ? 'stream' : 'none'
+}
+
+function hasHeader(list: string[], name: string): boolean {
+  for (let i = 0; i < list.length; i += 2) if (list[i]!.toLowerCase() === name) return true
+  return false
+}
+
+/** The server's IncomingMessage when @hono/node-server (or proxyUpgrades) put it in `env`. */
+function nodeIncoming(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
+}
+
+function pipeIncoming(incoming: IncomingMessage, request: ReturnType<typeof httpRequest>, fail: (error: unknown) => void): void {
+  // A client that goes away mid-upload: the origin request goes too (the proxy then answers 499).
+  incoming.once('close', () => {
+    if (!incoming.complete) fail(new Error('the client went away mid-upload'))
+  })
+  incoming.once('error', fail)
+  incoming.pipe(request)
+}
+
+async function pumpStream(body: ReadableStream<Uint8Array>, request: ReturnType<typeof httpRequest>, fail: (error: unknown) => void): Promise<void> {
+  try {
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+      if (!request.write(chunk)) await new Promise((resolve) => request.once('drain', resolve))
+    }
+    request.end()
+  } catch (error) {
+    fail(error)
+  }
+}
+
+/** The response body as a web stream, pausing the socket while the client is slower than the origin. */
+function streamOf(response: IncomingMessage): ReadableStream<Uint8Array> {
+  let done = false
+  // Up to 64 KiB buffered before the origin's socket is paused: one chunk (the default) would pause it after every read.
+  const queueing = new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 })
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      // `done` guards every call: a client that leaves cancels the stream while the origin is still sending.
+      response.on('data', (chunk: Uint8Array) => {
+        if (done) return
+        controller.enqueue(chunk)
+        if ((controller.desiredSize ?? 1) <= 0) response.pause()
+      })
+      response.once('end', () => {
+        if (!done) controller.close()
+        done = true
+      })
+      response.once('close', () => {
+        // Closed before its end: the origin broke off mid-body. The client must see a broken body, not a short one.
+        if (!done) controller.error(new Error('the origin closed the response before its end'))
+        done = true
+      })
+    },
+    pull() {
+      response.resume()
+    },
+    cancel(reason) {
+      done = true
+      response.destroy(reason instanceof Error ? reason : undefined)
+    },
+  }, queueing)
+}

@@ -1,0 +1,206 @@
+/**
+ * @module
+ * How the proxy reaches the origin. The transport is passed in, as Hono passes runtime code in: fetch
+ * is everywhere, but it is a browser API and behaves like one — it adds request headers the client never
+ * sent (undici: `accept-language: *`, `sec-fetch-mode: cors`, `accept-encoding: gzip, deflate`; Bun:
+ * `Accept`, `User-Agent`) and decodes compressed bodies it cannot be told to leave alone (except on Bun,
+ * with `decompress: false`). On Node, `nodeTransport()` from ./node.ts speaks HTTP/1.1 itself and forwards
+ * bytes exactly; the CLI uses it. This file keeps the runtime-neutral fetch transport, which makes the
+ * best of fetch: it offers the origin only codings fetch decodes, and drops the coding headers it undid.
+ */
+import type { Context } from 'hono'
+import { endToEndHeadersOf, type HeaderList } from './headers.ts'
+
+/** One request for the origin, its headers already rewritten. */
+export interface OriginRequest {
+  /** The origin's base URL, as configured. */
+  origin: URL
+  /**
+   * Path and query for the origin: its base path, then the client's (`/app/a/b?c=1`). Append it to the
+   * origin's scheme and authority; never resolve it against the base, or `//evil.example/` becomes a host.
+   */
+  path: string
+  method: string
+  /** The request headers for the origin, in order, names as the client wrote them (./headers.ts; built on first use). */
+  readonly headerList: HeaderList
+  /** The same as a Headers, without Host (fetch derives it from the URL); built on first use. */
+  readonly headers: Headers
+  /**
+   * The client's request: its body (if any) streams on to the origin, and its `signal` aborts when the
+   * client goes away — then the origin request must be cancelled too.
+   */
+  request: Request
+  /** Ms the origin may take to send its response headers once it has the whole request. */
+  timeoutMs: number
+}
+
+/**
+ * The origin's answer. The proxy owns `headers` and edits them in place. `body` streams, or is the whole
+ * body when a transport already has it (a short body of known length: one write instead of a stream).
+ */
+export interface OriginResponse {
+  status: number
+  statusText: string
+  headers: Headers
+  body: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer> | null
+}
+
+export interface OriginTransport {
+  /** Sends the request; rejects with {@link OriginTimeout} past `timeoutMs`, or with the network error. */
+  request(request: OriginRequest, c: Context): Promise<OriginResponse>
+  /**
+   * Forwards a connection upgrade (WebSocket), if this runtime and server can hand over the client's
+   * socket; undefined otherwise, and the proxy answers 501 rather than turn the upgrade into a plain GET.
+   */
+  upgrade?(request: OriginRequest, c: Context): Promise<OriginResponse> | undefined
+}
+
+/** The origin sent no response headers in time (the proxy answers 504). */
+export class OriginTimeout extends Error {
+  override name = 'OriginTimeout'
+  constructor(ms: number) {
+    super(`no response headers from the origin within ${ms} ms`)
+  }
+}
+
+export interface FetchTransportOptions {
+  /** The fetch to call (tests, service bindings). Default: the global `fetch`. */
+  fetch?: typeof fetch
+  /** Whether this fetch decodes gzip/deflate/br bodies by itself. Default: true, except on Bun (`decompress: false`). */
+  decodesBodies?: boolean
+}
+
+/** Content codings every decoding fetch we run on undoes by itself (undici, Deno, workerd). */
+const DECODED_CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br'])
+/** Methods whose requests carry no body (fetch rejects one). */
+const BODYLESS = new Set(['GET', 'HEAD'])
+/** Statuses whose responses have no body (a Response with one throws). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304])
+
+/** The runtime-neutral transport over fetch; see the module comment for what it cannot keep exact. */
+export function fetchTransport(options: FetchTransportOptions = {}): OriginTransport {
+  const originFetch = options.fetch ?? ((input, init) => fetch(input, init))
+  const decodes = options.decodesBodies ?? typeof (globalThis as { Bun?: unknown }).Bun === 'undefined'
+  return {
+    async request(origin) {
+      const headers = origin.headers
+      if (decodes) narrowAcceptEncoding(headers)
+      let body: ReadableStream<Uint8Array> | null
+      try {
+        body = await requestBody(origin.request)
+      } catch (error) {
+        throw new ClientBodyError(error)
+      }
+      // The timeout is the origin's time to start answering once it has the whole request: an upload
+      // may take as long as it takes, and so may a download once the headers are here. One controller
+      // for the timeout and the client's signal: AbortSignal.any costs more than the rest of the request.
+      const abort = new AbortController()
+      const client = origin.request.signal
+      const onClientAbort = (): void => abort.abort(client.reason)
+      if (client.aborted) onClientAbort()
+      else client.addEventListener('abort', onClientAbort, { once: true })
+      let timer: ReturnType<typeof setTimeout> | undefined
+      let timedOut = false
+      let answered = false
+      const startTimer = (): void => {
+        if (answered) return
+        timer = setTimeout(() => {
+          timedOut = true
+          abort.abort(new OriginTimeout(origin.timeoutMs))
+        }, origin.timeoutMs)
+      }
+      if (body) body = body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: startTimer }))
+      else startTimer()
+      let response: Response
+      try {
+        response = await originFetch(origin.origin.origin + origin.path, {
+          method: origin.method,
+          headers,
+          body,
+          duplex: 'half', // required by fetch for a streamed body: the upload streams while the answer may start
+          redirect: 'manual', // the browser follows redirects itself, through the proxy (and the room) again
+          signal: abort.signal,
+          decompress: false, // Bun only: keep the origin's bytes
+        } as RequestInit)
+      } catch (error) {
+        throw timedOut ? abort.signal.reason : error
+      } finally {
+        answered = true
+        clearTimeout(timer)
+        client.removeEventListener('abort', onClientAbort)
+      }
+      const copy = endToEndHeadersOf(response.headers)
+      if (decodes) dropDecodedCoding(copy)
+      const nullBody = NULL_BODY.has(response.status) || origin.method === 'HEAD'
+      return { status: response.status, statusText: response.statusText, headers: copy, body: nullBody ? null : response.body }
+    },
+  }
+}
+
+/** The client's request body could not be read (it went away mid-upload): the proxy answers 400. */
+export class ClientBodyError extends Error {
+  override name = 'ClientBodyError'
+  constructor(cause: unknown) {
+    super('request body could not be read', { cause })
+  }
+}
+
+/**
+ * The client's Accept-Encoding narrowed to codings fetch decodes, so the proxy never receives a body it
+ * cannot pass on (a zstd body would arrive still coded on some runtimes and decoded on others).
+ */
+function narrowAcceptEncoding(headers: Headers): void {
+  const acceptEncoding = headers.get('accept-encoding')
+  if (!acceptEncoding) return
+  const kept = acceptEncoding
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => {
+      const coding = part.split(';')[0]!.trim().toLowerCase()
+      return coding === 'identity' || coding === '*' || DECODED_CODINGS.has(coding)
+    })
+  // `*` would let the origin pick any coding: name the ones we decode instead.
+  const listed = kept.map((part) => (part.split(';')[0]!.trim() === '*' ? 'gzip, deflate, br' : part))
+  if (listed.length > 0) headers.set('accept-encoding', listed.join(', '))
+  else headers.delete('accept-encoding')
+}
+
+/** fetch has decoded a gzip/deflate/br body: its Content-Encoding and Content-Length no longer describe it. */
+function dropDecodedCoding(headers: Headers): void {
+  const coding = headers.get('content-encoding')
+  if (!coding) return
+  const codings = coding.split(',').map((part) => part.trim().toLowerCase()).filter(Boolean)
+  if (codings.every((part) => DECODED_CODINGS.has(part) || part === 'identity')) {
+    headers.delete('content-encoding')
+    headers.delete('content-length')
+  }
+}
+
+/**
+ * The body to forward, still streaming. Runtimes hand every DELETE or OPTIONS a body stream, even an empty
+ * one, and forwarding that would send the origin a chunked empty body; so a request that declares no body
+ * framing gets its first chunk peeked at: an immediate end means no body at all.
+ */
+async function requestBody(request: Request): Promise<ReadableStream<Uint8Array> | null> {
+  if (BODYLESS.has(request.method) || !request.body) return null
+  const length = request.headers.get('content-length')
+  if (length !== null) return length.trim() === '0' ? null : request.body
+  if (request.headers.has('transfer-encoding')) return request.body
+  const reader = request.body.getReader()
+  const first = await reader.read()
+  if (first.done) return null
+  let pending: Uint8Array | undefined = first.value
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (pending) {
+        controller.enqueue(pending)
+        pending = undefined
+        return
+      }
+      const next = await reader.read()
+      if (next.done) controller.close()
+      else controller.enqueue(next.value)
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
+}
