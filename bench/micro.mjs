@@ -8,11 +8,12 @@ import { MINUTE, NOW, roomState } from './fixtures.mjs'
 const scale = Number(option(process.argv, 'scale', '1'))
 const REPEATS = 5
 const { TicketSealer, randomId } = await dist('src/ticket/ticket.js')
+const { webCryptoAesGcm, defaultAesGcm } = await dist('src/ticket/aes-gcm.js')
 const { buildSnapshot } = await dist('src/admission/snapshot.js')
 const { planMinute, fifoLimits, randomLimits, releasedFraction } = await dist('src/admission/plan.js')
 const { readCookie } = await dist('src/ticket/cookie.js')
 const { queueVariables } = await dist('src/page/queue-variables.js')
-const { renderQueuePage, messagesFor } = await dist('src/page/queue-page.js')
+const { renderQueuePage, renderUncached, messagesFor } = await dist('src/page/queue-page.js')
 const { WorkerLink } = await dist('src/coordination/worker-link.js')
 const { memoryCoordinator } = await dist('adapters/memory/index.js')
 const { activeField } = await dist('src/coordination/state.js')
@@ -68,13 +69,16 @@ const add = (id, label, figures, note) => {
 // Tickets. A second sealer with the same secret has an empty cache: its first open of a cookie decrypts.
 const sealer = new TicketSealer('bench', [SECRET])
 await sealer.seal(ticket(0)) // keys derived
-add('seal', 'ticket seal (JWE dir+A256GCM, TicketSealer.seal)', await timeAsync(N(2000), (i) => sealer.seal(ticket(i))))
+add('seal', `ticket seal (JWE dir+A256GCM, TicketSealer.seal, ${defaultAesGcm().name})`, await timeAsync(N(2000), (i) => sealer.seal(ticket(i))))
+const webSealer = new TicketSealer('bench', [SECRET], webCryptoAesGcm)
+await webSealer.seal(ticket(0))
+add('seal-web-crypto', 'ticket seal through Web Crypto (the fallback)', await timeAsync(N(2000), (i) => webSealer.seal(ticket(i))))
 const cookies = []
 for (let i = 0; i < N(2000) * (REPEATS + 1); i++) cookies.push(await sealer.seal(ticket(i)))
 const opener = new TicketSealer('bench', [SECRET])
 await opener.open(cookies[0])
 let next = 1
-add('open-cold', 'ticket open, cold (decrypt + validate, TicketSealer.open)', await timeAsync(N(2000), () => opener.open(cookies[next++ % cookies.length]), { warmup: N(200) }))
+add('open-cold', `ticket open, cold (decrypt + validate, TicketSealer.open, ${defaultAesGcm().name})`, await timeAsync(N(2000), () => opener.open(cookies[next++ % cookies.length]), { warmup: N(200) }))
 const warm = cookies.slice(1, 1 + 1000)
 add('open-cached', 'ticket open, cached (TicketSealer.cached, a Map lookup)', timeSync(N(1_000_000), (i) => opener.cached(warm[i % warm.length])))
 add('open-cached-async', 'ticket open, cached via await open()', await timeAsync(N(200_000), (i) => opener.open(warm[i % warm.length])))
@@ -108,7 +112,8 @@ for (const [id, shape, n] of [
     const settings = { ...limits, sessionDurationMinutes: 5, disableSessionRenewal: false, queueingMethod: 'fifo', queueAll: false, suspended: false, queueingStatusCode: 200, template: undefined, phase: { active: false, prequeueing: false, event: undefined } }
     add('queue-variables', 'queue variables (queueVariables, FIFO wait estimate)', timeSync(N(n * 4), () => queueVariables({ settings, snapshot, plan, bucketId: MINUTE - 2, newlyQueued: false, refreshIntervalSeconds: 20, now: NOW, messages })))
     const variables = queueVariables({ settings, snapshot, plan, bucketId: MINUTE - 2, newlyQueued: false, refreshIntervalSeconds: 20, now: NOW, messages })
-    add('queue-page', 'queue page render (renderQueuePage, built-in template)', timeSync(N(n), () => renderQueuePage(variables, undefined, messages)))
+    add('queue-page', 'queue page (renderQueuePage: built-in template, skeleton filled)', timeSync(N(n * 4), (i) => renderQueuePage({ ...variables, refreshIntervalSeconds: 18 + (i % 5) }, undefined, messages)))
+    add('queue-page-full', 'queue page rendered in full by Mustache (what each one cost before)', timeSync(N(n), () => renderUncached(variables, undefined, messages)))
     add('messages-for', 'messagesFor(Accept-Language)', timeSync(N(n * 20), () => messagesFor('en-US,en;q=0.9', 'en')))
   }
 }

@@ -1,6 +1,9 @@
-// The Markdown report and the overhead chart, from the results object bench/run.mjs collects.
+// The Markdown report and the overhead chart, from the results object bench/run.mjs collects. Longer than 250
+// lines because it renders every section of the report in one place (the flood-path and proxy tables are in
+// report-runtimes.mjs).
 import { barChart } from './svg.mjs'
 import { median, round } from './lib.mjs'
+import { formatProxy, formatRuntimes, proxyTargets, runtimeTargets } from './report-runtimes.mjs'
 
 const fmt = (value, digits = 2) => (value === undefined || value === null || Number.isNaN(value) ? '–' : Number(value).toFixed(digits))
 const int = (value) => (value === undefined || value === null || Number.isNaN(value) ? '–' : Math.round(value).toLocaleString('en-US'))
@@ -12,10 +15,21 @@ const byId = (http, id) => http?.results?.find((r) => r.id === id)
 const straddle = (rounds, threshold) =>
   rounds.length > 1 && Math.min(...rounds) < threshold && Math.max(...rounds) >= threshold ? 'rounds straddle the target: within this run\'s noise' : undefined
 
-/** Targets of issue 9, each with what was measured and whether it was met. */
+/** Targets of issues 9 and 16, each with what was measured and whether it was met. */
 export function evaluateTargets(results) {
   const http = results.http
   const targets = []
+  for (const v of runtimeTargets(results.runtimes)) {
+    const name = { node: 'Node', bun: 'Bun', deno: 'Deno' }[v.runtime] ?? v.runtime
+    targets.push({
+      target: `${name}: ${v.target}`,
+      measured: `**${fmt(v.value)}×** req/s (median of rounds ${v.rounds.map((x) => fmt(x)).join(', ')})`,
+      met: v.met,
+      miss: v.met ? undefined : `${Math.round((1 - v.value / v.at) * 100)}% below the target`,
+      note: straddle(v.rounds, v.at),
+    })
+  }
+  targets.push(...proxyTargets(results.proxy, straddle))
   const admitted = byId(http, 'admitted')
   const empty = byId(http, 'empty')
   const fresh = byId(http, 'new')
@@ -76,16 +90,29 @@ export function renderMarkdown(results) {
   out.push('## Targets')
   out.push('')
   const targets = evaluateTargets(results)
-  out.push(table(['target (issue 9)', 'measured', 'status'], targets.map((t) => [t.target, t.measured, `${t.met === undefined ? 'not measured' : t.met ? 'met' : `**missed**${t.miss ? `: ${t.miss}` : ''}`}${t.note ? ` (${t.note})` : ''}`])))
+  out.push(table(['target (issues 9, 16)', 'measured', 'status'], targets.map((t) => [t.target, t.measured, `${t.met === undefined ? 'not measured' : t.met ? 'met' : `**missed**${t.miss ? `: ${t.miss}` : ''}`}${t.note ? ` (${t.note})` : ''}`])))
   out.push('')
 
-  // 1. HTTP
-  out.push('## 1. HTTP overhead on Node')
+  // 1. The flood path on three runtimes, and the proxy
+  out.push('## 1. The flood path on Node, Bun and Deno (issue 16)')
   out.push('')
+  out.push(results.runtimes ? formatRuntimes(results.runtimes) : 'Not measured.')
+  out.push('')
+  out.push('![Overhead: req/s and CPU per request as ratios to bare Hono, per runtime](../../docs/bench-overhead.svg)')
+  out.push('')
+  out.push('### The standalone proxy against a plain pass-through proxy (bench/proxy-passthrough.mjs)')
+  out.push('')
+  out.push(formatProxy(results.proxy))
+  out.push('')
+
   const http = results.http
-  if (!http || http.error) {
-    out.push(`Not measured${http?.error ? `: ${http.error}` : ''}.`)
-  } else {
+  if (http) {
+    out.push('### The older table: HTTP overhead on Node through autocannon (`--only http`)')
+    out.push('')
+  }
+  if (http?.error) {
+    out.push(`Not measured: ${http.error}.`)
+  } else if (http) {
     out.push(`@hono/node-server, each server in its own process, autocannon in the parent: ${http.connections} connections, ${http.seconds} s per run after a ${http.warmupSeconds} s warm-up per server, ${http.rounds} rounds in alternating order (A B … B A); ratios are taken within a round; the median over the rounds is shown, each round beside it. Requests are plain \`GET /\` answering \`ok\`. "server CPU" is the server process's user + system time per request: the figure least disturbed by other load on the machine. Calls are counted in the server (coordinator methods, \`crypto.subtle\` encrypt/decrypt/deriveKey), decisions from the room's metrics.`)
     out.push('')
     out.push(table(
@@ -108,8 +135,6 @@ export function renderMarkdown(results) {
     const errors = http.results.filter((r) => r.errors > 0 || r.unexpectedStatus > 0)
     if (errors.length) out.push(`Errors or unexpected statuses: ${errors.map((r) => `${r.id} ${r.errors} errors, ${r.unexpectedStatus} statuses`).join('; ')}.`)
     else out.push('No errors, timeouts or unexpected statuses in any run.')
-    out.push('')
-    out.push('![Overhead: req/s and CPU per request as ratios to the baseline](../../docs/bench-overhead.svg)')
     out.push('')
   }
 
@@ -215,27 +240,38 @@ export function renderMarkdown(results) {
 
 const CHART_LABELS = {
   empty: 'empty middleware',
+  'peer-jwt': 'peer: hono/jwt on every request',
+  'peer-hmac': 'peer: signed cookie on every request',
   admitted: 'waitingRoom: admitted, valid ticket',
   new: 'waitingRoom: new users under the limit',
-  queued: 'waitingRoom: queued, room full',
+  queued: 'waitingRoom: cookieless flood, room full',
   'too-early': 'waitingRoom: queued ticket, too early',
   'proxy-room': 'createProxyApp ÷ plain fetch proxy',
 }
 
-/** The overhead chart: req/s ratio and CPU ratio (inverted, so higher is better for both) per case. */
+/** The overhead chart: per runtime and case, the req/s ratio to bare and the CPU ratio (inverted: higher is better). */
 export function renderOverheadChart(results) {
-  const http = results.http
-  if (!http?.results) return undefined
-  const targets = { admitted: { at: 0.75, label: 'target ≥ 0.75× bare' }, new: { at: 0.25, label: 'target ≥ 0.25× bare' } }
-  const rows = http.results
-    .filter((r) => r.id !== r.baseline)
-    .map((r) => ({ label: CHART_LABELS[r.id] ?? r.label, a: r.ratioToBaseline, b: 1 / r.cpuRatioToBaseline, mark: targets[r.id] }))
+  const runtimes = Object.entries(results.runtimes?.runtimes ?? {}).filter(([, r]) => r.results)
+  if (runtimes.length === 0) return undefined
+  const targets = { queued: 0.5, new: 0.4, 'too-early': 0.6 }
+  const names = { node: 'Node', bun: 'Bun', deno: 'Deno' }
+  const rows = runtimes.flatMap(([name, r]) =>
+    r.results
+      .filter((row) => row.id !== 'bare' && !row.id.includes('@'))
+      .map((row) => ({
+        label: `${names[name] ?? name}: ${CHART_LABELS[row.id] ?? row.label}`,
+        a: row.ratioToBare,
+        b: row.cpuRatioToBare,
+        mark: targets[row.id] ? { at: targets[row.id], label: `target ≥ ${targets[row.id]}×` } : undefined,
+      })),
+  )
+  const run = results.runtimes
   return barChart({
-    title: 'hono-waiting-room: overhead on Node, as a ratio to the baseline (1 = as fast as the baseline)',
-    subtitle: `${results.environment.startedAt.slice(0, 10)}, ${results.environment.node}, ${http.connections} connections, ${http.seconds} s × ${http.rounds} alternating rounds; baseline: bare Hono (proxies: plain fetch proxy)`,
+    title: 'hono-waiting-room: the flood path as a ratio to bare Hono on the same runtime (1 = as fast as bare)',
+    subtitle: `${results.environment.startedAt.slice(0, 10)}, ${run.tool}, ${run.connections} connections, ${run.seconds} s × ${run.rounds} alternating rounds, server on one core`,
     rows,
-    a: { label: 'req/s ÷ baseline req/s (median of rounds)', color: '#1f77b4' },
-    b: { label: 'baseline server CPU/req ÷ server CPU/req', color: '#9ecae1' },
+    a: { label: 'req/s ÷ bare req/s (median of rounds)', color: '#1f77b4' },
+    b: { label: 'bare server CPU/req ÷ server CPU/req', color: '#9ecae1' },
     max: 1.25,
   })
 }

@@ -1,11 +1,16 @@
-// `npm run bench`: builds dist/, then measures — per-decision costs, memory, HTTP overhead on Node (with
-// a CPU profile of the hot paths), each adapter next to its backend, and the simulator's accuracy — and
-// writes bench/results/latest.{md,json} and docs/bench-overhead.svg (plus the simulator's charts in docs/).
-// Loopback only, every part bounded; about 5 minutes on 2 cores.
+// `npm run bench`: builds dist/, then measures — per-decision costs, memory, the flood path on Node, Bun
+// and Deno (issue 16's table, with two peer middlewares), the standalone proxy against a plain one, CPU
+// profiles of the hot paths, each adapter next to its backend, and the simulator's accuracy — and writes
+// bench/results/latest.{md,json} and docs/bench-overhead.svg (plus the simulator's charts in docs/).
+// Loopback only, every part bounded; about 12 minutes on 2 cores.
 //
-//   npm run bench [-- --quick] [--only http,micro,memory,profile,adapters,simulate] [--no-build]
-//                 [--seconds 3] [--connections 50] [--rounds 4] [--full-sim] [--report-only]
+//   npm run bench [-- --quick] [--only runtimes,proxy,micro,memory,profile,adapters,simulate,http] [--no-build]
+//                 [--seconds 3] [--connections 50] [--rounds 3] [--runtimes node,bun,deno] [--before <dist>]
+//                 [--full-sim] [--report-only]
 //
+// `http` (the older Node-only table through autocannon) is not in the default run: `runtimes` measures the
+// same paths on every runtime with wrk. --before <dist> adds the room's cases served from another build to
+// the runtimes table, in the same rounds (a before/after on the same machine state).
 // --quick shortens every part (a smoke test; its figures are not for the record). --only (or a --quick
 // run) writes bench/results/partial.{md,json}.tmp instead of latest.*, so a partial run never replaces the
 // record.
@@ -15,15 +20,18 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { cpus, loadavg } from 'node:os'
 import { runAdapters } from './adapters.mjs'
 import { runHttp } from './http.mjs'
+import { formatRuntimes } from './report-runtimes.mjs'
+import { runRuntimes } from './runtimes.mjs'
 import { benchDir, distDir, docsDir, flag, option, parseResult, resultsDir, root, round, runBounded } from './lib.mjs'
 import { formatProfile, profileCase } from './profile.mjs'
 import { renderMarkdown, renderOverheadChart } from './report.mjs'
 
 const argv = process.argv.slice(2)
 const quick = flag(argv, 'quick')
-const ALL = ['micro', 'memory', 'http', 'profile', 'adapters', 'simulate']
+const DEFAULT = ['micro', 'memory', 'runtimes', 'proxy', 'profile', 'adapters', 'simulate']
+const ALL = [...DEFAULT, 'http']
 const only = option(argv, 'only', undefined)?.split(',').map((s) => s.trim())
-const sections = only ?? ALL
+const sections = only ?? DEFAULT
 const unknown = sections.filter((s) => !ALL.includes(s))
 if (unknown.length) {
   console.error(`bench: unknown section ${unknown.join(', ')} (known: ${ALL.join(', ')})`)
@@ -35,7 +43,9 @@ const options = {
   sections,
   seconds: Number(option(argv, 'seconds', quick ? '1' : '3')),
   connections: Number(option(argv, 'connections', '50')),
-  rounds: Number(option(argv, 'rounds', quick ? '1' : '4')),
+  rounds: Number(option(argv, 'rounds', quick ? '1' : '3')),
+  runtimes: option(argv, 'runtimes', 'node,bun,deno').split(','),
+  before: option(argv, 'before', undefined),
   fullSim: flag(argv, 'full-sim'),
 }
 
@@ -106,6 +116,22 @@ if (sections.includes('micro')) {
 if (sections.includes('memory')) {
   say(`bench: memory for 1,000,000 queued users (${elapsed()})`)
   results.memory = await child(['--expose-gc', `${benchDir}memory.mjs`, ...(quick ? ['--reports', '60'] : [])], 120_000)
+}
+if (sections.includes('runtimes')) {
+  say(`bench: the flood path on ${options.runtimes.join(', ')}, ${options.rounds} rounds of ${options.seconds} s × ${options.connections} connections (${elapsed()})`)
+  try {
+    results.runtimes = await runRuntimes({ runtimes: options.runtimes, seconds: options.seconds, rounds: options.rounds, connections: options.connections, warmupSeconds: quick ? 1 : 2, before: options.before, log: say })
+    say(formatRuntimes(results.runtimes).replace(/^/gm, '  '))
+  } catch (error) {
+    results.runtimes = { error: String(error?.message ?? error) }
+  }
+}
+if (sections.includes('proxy')) {
+  say(`bench: the standalone proxy against a plain pass-through proxy (${elapsed()})`)
+  if (existsSync(`${benchDir}proxy-passthrough.mjs`)) {
+    const args = [`${benchDir}proxy-passthrough.mjs`, ...(quick ? ['--quick'] : ['--seconds', String(options.seconds), '--rounds', String(options.rounds)])]
+    results.proxy = await child(args, 600_000)
+  } else results.proxy = { error: 'bench/proxy-passthrough.mjs is not there' }
 }
 if (sections.includes('http')) {
   say(`bench: HTTP overhead, ${options.rounds} rounds of ${options.seconds} s × ${options.connections} connections (${elapsed()})`)

@@ -6,6 +6,11 @@
  * the database, its `-wal` and its `-shm`. SQLite maps the `-shm` file into memory; a process that cannot
  * write it must not go on to map it (#14.5: the proxies died of SIGBUS), so this is checked before the
  * first statement touches the file. `node:fs` works the same on Node and Bun.
+ *
+ * Why the `-wal` and `-shm` identities matter too (#14 breaker 2): processes lock against each other, and
+ * find each other's commits, through the `-shm` file they all map. One deleted under a running process
+ * stays mapped there, while a process started later creates a new one: the two no longer see each
+ * other's locks or commits, and each admits up to the limit.
  */
 import { accessSync, constants, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -33,11 +38,11 @@ export function databasePath(db: object): string | undefined {
   return resolve(path)
 }
 
-/** The identity of the file at `path` now; undefined when there is none (deleted). */
+/** The identity of the file at `path` now (one `stat`); undefined when there is none (deleted). */
 export function identityOf(path: string): FileIdentity | undefined {
   try {
-    const { dev, ino } = statSync(path)
-    return { dev, ino }
+    const stats = statSync(path, { throwIfNoEntry: false })
+    return stats === undefined ? undefined : { dev: stats.dev, ino: stats.ino }
   } catch {
     return undefined
   }
@@ -45,6 +50,17 @@ export function identityOf(path: string): FileIdentity | undefined {
 
 export const sameFile = (a: FileIdentity | undefined, b: FileIdentity | undefined): boolean =>
   a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino
+
+/** The database at `path` and the `-wal` and `-shm` files SQLite keeps beside it in WAL mode. */
+export const filesOf = (path: string): string[] => [path, `${path}-wal`, `${path}-shm`]
+
+/**
+ * The first of `files` that no longer is the file `seen` recorded for it (deleted, or another file now),
+ * or undefined. A file that did not exist when `seen` was recorded is not compared. One `stat` per file.
+ */
+export function changedFile(files: readonly string[], seen: readonly (FileIdentity | undefined)[]): string | undefined {
+  return files.find((file, i) => seen[i] !== undefined && !sameFile(identityOf(file), seen[i]))
+}
 
 const writable = (path: string): boolean => {
   try {
@@ -70,7 +86,7 @@ const exists = (path: string): boolean => {
  * one of them is still to be created (SQLite creates `-wal` and `-shm` beside the database).
  */
 export function unwritableReason(path: string): string | undefined {
-  const files = [path, `${path}-wal`, `${path}-shm`]
+  const files = filesOf(path)
   for (const file of files) {
     if (exists(file) && !writable(file)) return `${file} is not writable by this process`
   }

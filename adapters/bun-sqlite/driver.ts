@@ -15,6 +15,8 @@ export interface SqliteStatement {
   /** One row; `undefined` (better-sqlite3) or `null` (bun:sqlite) when there is none. */
   get(...params: SqlValue[]): unknown
   all(...params: SqlValue[]): unknown[]
+  /** bun:sqlite only (better-sqlite3's `close()` finalizes its statements itself). */
+  finalize?(): unknown
 }
 
 /** A synchronous SQLite connection: `new Database(path)` from `bun:sqlite` or `better-sqlite3`. */

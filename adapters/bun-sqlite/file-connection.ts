@@ -1,16 +1,24 @@
 /**
  * @module
- * The coordinator's connection, kept on the file its path names. Once a second (`fileCheckIntervalMs`; one
- * `stat`) it checks that the path still names the file the connection has open. When the file was deleted
- * or replaced under the running processes, it closes the connection and opens the path again, so every
- * process converges on one file (#14.4) — a new file holds a new epoch, and the core treats the room as
- * recovering. A file this process cannot write is never handed to SQLite (#14.5: an unwritable `-shm`
- * ended in SIGBUS): every call fails instead, so the room follows its `failMode`, the reason is logged in
- * one line naming the file, and the file is looked at again at each check until it is fixed.
+ * The coordinator's connection, kept on the files its path names: the database, its `-wal` and its `-shm`.
+ * Before every write transaction (one `stat` per file) it checks that the path still names the files the
+ * connection had when it was opened. When one was deleted or replaced under the running processes, it closes
+ * the connection and opens the path again, with one log line naming the file, so every process converges
+ * on one set of files: for the database (#14.4), a new file holds a new epoch and the core treats the room
+ * as recovering; for a `-shm` (#14 breaker 2), a process still on the deleted one would no longer lock
+ * against the others and the room would admit up to its limit in each. A file this process cannot write is
+ * never handed to SQLite (#14.5: an unwritable `-shm` ended in SIGBUS): every call fails instead, so the
+ * room follows its `failMode`, the reason is logged in one line naming the file, and the file is looked at
+ * again once per `fileCheckIntervalMs` until it is fixed; so is a connection whose file failed.
+ *
+ * Limit: SQLite shares one `-shm` mapping among the connections of a process to one database file, so
+ * while another connection of this process (the app's own) keeps the file open, reopening keeps the old
+ * mapping. Such a process is not split from the others by a deleted database file (that is a new file),
+ * only by a deleted `-shm`.
  */
 import { WaitingRoomError } from '../../src/errors.ts'
-import { databasePath, identityOf, sameFile, unwritableReason, type FileIdentity } from './database-file.ts'
-import { isFileError, messageOf, type Connection, type ConnectionSource, type SqliteDatabase } from './driver.ts'
+import { changedFile, databasePath, filesOf, identityOf, unwritableReason, type FileIdentity } from './database-file.ts'
+import { isFileError, messageOf, type Connection, type ConnectionSource, type SqliteDatabase, type SqliteStatement } from './driver.ts'
 import type { Statements } from './schema.ts'
 import { setupError, setUpConnection, STARTUP_LOCK_WAIT_MS, type ResolvedSqliteOptions } from './setup.ts'
 
@@ -22,18 +30,37 @@ export interface FileConnections extends ConnectionSource<Statements> {
 }
 
 interface Live {
-  db: SqliteDatabase
+  /** Closes the handle, its statements first. */
+  close(): void
   connection: Connection<Statements>
-  /** The file the handle has open (as its path named it right after opening). */
-  identity: FileIdentity | undefined
+  /** The database, `-wal` and `-shm` files (see `filesOf`) the path named right after the handle was set up. */
+  seen: (FileIdentity | undefined)[]
 }
 
-const closeQuietly = (db: SqliteDatabase): void => {
-  try {
-    db.close?.()
-  } catch {
-    // Already closed, or statements still open: nothing this process can do about it.
+/**
+ * `handle`, recording the statements prepared on it so that `close` can finalize them first: bun:sqlite's
+ * `close()` leaves a connection with live statements open (`sqlite3_close_v2`) until they are collected, and
+ * while it is, SQLite keeps this process on the `-shm` mapping it had, so a reopen would not reach a new one.
+ */
+function owned(handle: SqliteDatabase): { db: SqliteDatabase; close(): void } {
+  const statements: SqliteStatement[] = []
+  const db: SqliteDatabase = {
+    prepare(sql) {
+      const statement = handle.prepare(sql)
+      statements.push(statement)
+      return statement
+    },
+    exec: (sql) => handle.exec(sql),
   }
+  const close = (): void => {
+    try {
+      for (const statement of statements) statement.finalize?.()
+      handle.close?.()
+    } catch {
+      // Already closed: nothing this process can do about it.
+    }
+  }
+  return { db, close }
 }
 
 /** `new (db.constructor)(path)`: both libraries' Database classes open a path. */
@@ -53,6 +80,7 @@ function reopenWithClassOf(adapter: string, db: SqliteDatabase): (path: string) 
  */
 export function fileConnections(adapter: string, db: SqliteDatabase, o: ResolvedSqliteOptions): FileConnections {
   const path = databasePath(db)
+  const files = path === undefined ? [] : filesOf(path)
   const reopen = o.reopen ?? reopenWithClassOf(adapter, db)
   let live: Live | undefined
   let problem: WaitingRoomError | undefined
@@ -71,31 +99,34 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
   /** Opens `handle` as the live connection, unless its file cannot be written. */
   const adopt = (handle: SqliteDatabase, lockWaitMs: number): void => {
     const reason = path === undefined ? undefined : unwritableReason(path)
+    const { db: tracked, close } = owned(handle)
     if (reason !== undefined) {
-      closeQuietly(handle)
+      close()
       return fail(reason)
     }
     try {
-      const connection = setUpConnection(handle, o, lockWaitMs)
-      live = { db: handle, connection, identity: path === undefined ? undefined : identityOf(path) }
+      const connection = setUpConnection(tracked, o, lockWaitMs)
+      // After the setup's statements: SQLite has created the -wal and -shm by now.
+      live = { close, connection, seen: files.map(identityOf) }
       suspect = false
       if (problem) console.error(`[hono-waiting-room] ${adapter}: ${path} is usable again`)
       problem = undefined
     } catch (error) {
-      closeQuietly(handle)
+      close()
       if (!isFileError(error) && lockWaitMs > 0) throw setupError(adapter, error)
       fail(`${path ?? 'the database'} cannot be used: ${messageOf(error)}`, error)
     }
   }
 
-  /** Keeps the connection on the file the path names; reopens it when that changed or the connection failed. */
-  const check = (): void => {
+  /** Opens the path again, in place of the live connection if there is one. */
+  const reopenPath = (why: string | undefined): void => {
     if (path === undefined) return
-    if (live && !suspect && sameFile(identityOf(path), live.identity)) return
     if (live) {
       // SQLite neither checkpoints nor deletes the -wal of a moved or deleted file on close: the new file's is safe.
-      if (!suspect) console.error(`[hono-waiting-room] ${adapter}: ${path} was deleted or replaced under this process; opening it again`)
-      closeQuietly(live.db)
+      // With another process on the file, closing after a deleted -wal/-shm checkpoints and deletes nothing either;
+      // as the last one, it checkpoints what its (deleted) -wal held into the database first, so nothing is lost.
+      if (why !== undefined) console.error(`[hono-waiting-room] ${adapter}: ${why}; opening ${path} again`)
+      live.close()
       live = undefined
     }
     let handle: SqliteDatabase
@@ -107,17 +138,27 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
     adopt(handle, 0)
   }
 
+  /** Before a transaction: the live connection's files still there, or (once per interval) a new try. */
+  const check = (): void => {
+    if (path === undefined) return
+    if (live && !suspect) {
+      const changed = changedFile(files, live.seen)
+      if (changed !== undefined) reopenPath(`${changed} was deleted or replaced under this process`)
+      return
+    }
+    const now = Date.now()
+    if (now - checkedAt < o.fileCheckIntervalMs) return
+    checkedAt = now
+    reopenPath(undefined) // a suspect connection was logged by failed(), a missing one by fail()
+  }
+
   adopt(db, STARTUP_LOCK_WAIT_MS)
 
   return {
     path,
     current() {
       if (closed) throw new WaitingRoomError('ERR_WR_COORDINATOR', `${adapter}: the coordinator was closed`)
-      const now = Date.now()
-      if (now - checkedAt >= o.fileCheckIntervalMs) {
-        checkedAt = now
-        check()
-      }
+      check()
       if (live) return live.connection
       throw problem ?? new WaitingRoomError('ERR_WR_COORDINATOR', `${adapter}: no database connection`)
     },
@@ -130,7 +171,7 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
     },
     close() {
       closed = true
-      if (live) closeQuietly(live.db)
+      live?.close()
       live = undefined
     },
   }

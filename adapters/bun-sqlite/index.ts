@@ -108,11 +108,11 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
         pruneCounters(s, request.minute)
         if (request.localLimit > 0) {
           const local = takeCounter(s, locationCounterRequest(request))
-          if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1 }
+          if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1, seq: local.seq }
         }
         if (request.anywhereLimit > 0) {
           const anywhere = takeCounter(s, anywhereCounterRequest(request))
-          if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1 }
+          if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1, seq: anywhere.seq }
         }
         return { admitted: false, roundTrips: 1 }
       })

@@ -22,9 +22,9 @@ export interface SqliteCoordinatorOptions {
    */
   maxSyncLockWaitMs?: number
   /**
-   * How often the path is compared with the file the connection has open (one `stat`), in ms: a file deleted
-   * or replaced under the running processes is reopened within this time, and an unwritable one is looked at
-   * again. Default 1000.
+   * How often, in ms, a file that could not be used (unwritable, or it failed with an I/O error) is looked at
+   * and opened again. Default 1000. (A database, `-wal` or `-shm` file deleted or replaced under the running
+   * processes is noticed before the next transaction, whatever this is: one `stat` per file.)
    */
   fileCheckIntervalMs?: number
   /** How often workers report, in ms, unless the middleware's `syncIntervalMs` is set. Default 200: a local file is cheap. */

@@ -1,11 +1,14 @@
 /**
  * @module
  * The queue response: one variables object (DESIGN "Template and JSON variables") rendered either by
- * Mustache into HTML — the built-in page or the operator's template — or as JSON.
+ * Mustache into HTML — the built-in page or the operator's template — or as JSON. Pages are filled into
+ * skeletons rendered once per shape (./page-skeleton.ts): a full render of the built-in page costs ~20 µs,
+ * on every queue response.
  */
 import Mustache from 'mustache'
 import { DEFAULT_TEMPLATE } from './templates/default-page.ts'
 import { messagesFor, type Messages } from './messages.ts'
+import { renderFromSkeleton, type View } from './page-skeleton.ts'
 
 export interface TemplateVariables {
   inWaitingRoom: boolean
@@ -18,7 +21,7 @@ export interface TemplateVariables {
   waitTimeFormatted: string
   queueIsFull: boolean
   queueAll: boolean
-  /** ISO time the estimate was made. */
+  /** ISO time the estimate was made, to the second. */
   lastUpdated: string
   refreshIntervalSeconds: number
   queueingMethod: string
@@ -45,11 +48,24 @@ function minuteFormat(lang: string): Intl.NumberFormat {
   return format
 }
 
+/** Formatted waits by texts object, then minutes: every queue response formats one (a µs through Intl). */
+const waits = new WeakMap<Messages, Map<number, string>>()
+/** Most waits kept per language; past this the cache starts over. */
+const MAX_WAITS = 1024
+
 /** "about 2 minutes" in the page's language: Intl's number and unit inside the language's `waitAbout`. */
 export function formatWait(minutes: number | undefined, messages: Messages): string {
   if (minutes === undefined) return messages.waitUnknown
-  const formatted = minuteFormat(messages.lang).format(Math.max(1, minutes))
-  return messages.waitAbout.replace('{time}', () => formatted)
+  let known = waits.get(messages)
+  if (!known) waits.set(messages, (known = new Map()))
+  let text = known.get(minutes)
+  if (text === undefined) {
+    const formatted = minuteFormat(messages.lang).format(Math.max(1, minutes))
+    text = messages.waitAbout.replace('{time}', () => formatted)
+    if (known.size >= MAX_WAITS) known.clear()
+    known.set(minutes, text)
+  }
+  return text
 }
 
 /** "3–7 minutes" in the page's language: random queueing's 25th to 75th percentile. */
@@ -72,16 +88,58 @@ export function formatUpdated(iso: string, messages: Messages): string {
   return `${format.format(new Date(iso))} UTC`
 }
 
-/** Renders HTML: the operator's template with the variables, or the built-in page with its messages too. */
+/** Formatted ranges by texts object, then range. */
+const ranges = new WeakMap<Messages, Map<string, string>>()
+
+/** {@link formatWaitRange}, remembered per language (Intl's `formatRange` costs µs per call). */
+function waitRangeOf(low: number, high: number, messages: Messages): string {
+  let known = ranges.get(messages)
+  if (!known) ranges.set(messages, (known = new Map()))
+  const key = `${low}-${high}`
+  let text = known.get(key)
+  if (text === undefined) {
+    text = formatWaitRange(low, high, messages)
+    if (known.size >= MAX_WAITS) known.clear()
+    known.set(key, text)
+  }
+  return text
+}
+
+/** The last `lastUpdated` formatted per texts object: it changes once a second. */
+const updated = new WeakMap<Messages, { iso: string; text: string }>()
+
+function updatedOf(iso: string, messages: Messages): string {
+  const last = updated.get(messages)
+  if (last?.iso === iso) return last.text
+  const text = formatUpdated(iso, messages)
+  updated.set(messages, { iso, text })
+  return text
+}
+
+/**
+ * Renders HTML: the operator's template with the variables, or the built-in page with its messages too —
+ * from a skeleton per shape (./page-skeleton.ts), with this request's own values put in.
+ */
 export function renderQueuePage(variables: TemplateVariables, template: string | undefined, messages: Messages): string {
+  if (template) return renderFromSkeleton(template, variables as unknown as View)
+  return renderFromSkeleton(DEFAULT_TEMPLATE, variables as unknown as View, builtInExtras(variables, messages))
+}
+
+/** {@link renderQueuePage} through Mustache alone (for tests). */
+export function renderUncached(variables: TemplateVariables, template: string | undefined, messages: Messages): string {
   if (template) return Mustache.render(template, variables)
-  return Mustache.render(DEFAULT_TEMPLATE, {
-    ...variables,
+  return Mustache.render(DEFAULT_TEMPLATE, { ...variables, ...builtInExtras(variables, messages) })
+}
+
+/** What the built-in page reads besides the variables: its texts and what it shows formatted. */
+function builtInExtras(variables: TemplateVariables, messages: Messages): View {
+  return {
     t: messages,
     dir: messages.dir,
-    waitRangeFormatted: formatWaitRange(variables.waitTime25Percentile, variables.waitTime75Percentile, messages),
-    lastUpdatedFormatted: formatUpdated(variables.lastUpdated, messages),
-  })
+    refreshes: variables.refreshIntervalSeconds > 0,
+    waitRangeFormatted: waitRangeOf(variables.waitTime25Percentile, variables.waitTime75Percentile, messages),
+    lastUpdatedFormatted: updatedOf(variables.lastUpdated, messages),
+  }
 }
 
 export { messagesFor }

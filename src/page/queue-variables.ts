@@ -26,6 +26,21 @@ export interface QueueContext {
 
 const minutesUntil = (at: number, now: number): number => Math.max(0, Math.ceil((at - now) / 60_000))
 
+let isoSecond = Number.NaN
+let isoText = ''
+/**
+ * `lastUpdated`: the time of the estimate to the second (a page says seconds at most), made once a second.
+ * Whole seconds also let one rendered page serve everyone queued in that second (queue-page.ts).
+ */
+function estimateTime(now: number): string {
+  const second = Math.floor(now / 1000)
+  if (second !== isoSecond) {
+    isoSecond = second
+    isoText = new Date(second * 1000).toISOString()
+  }
+  return isoText
+}
+
 export function queueVariables(q: QueueContext): TemplateVariables {
   const { settings, snapshot, now } = q
   const method = settings.queueingMethod
@@ -58,7 +73,7 @@ export function queueVariables(q: QueueContext): TemplateVariables {
     waitTimeFormatted: formatWait(waitTime, q.messages),
     queueIsFull: false,
     queueAll: settings.queueAll,
-    lastUpdated: new Date(now).toISOString(),
+    lastUpdated: estimateTime(now),
     refreshIntervalSeconds: q.refreshIntervalSeconds,
     queueingMethod: method,
     isFIFOQueue: method === 'fifo',

@@ -18,22 +18,41 @@ interface NodeBindings {
  * else, the Fetch headers.
  */
 export function cookieHeaderOf(c: Context): string | null | undefined {
+  return headerOf(c, 'cookie', '; ')
+}
+
+/**
+ * Any request header, by its lower-case name, the way {@link cookieHeaderOf} reads the Cookie header: from
+ * Node's raw header list under @hono/node-server, else the Fetch headers. Several lines are joined with
+ * ", " (Fetch's rule for every header but Cookie). For the headers a queue response reads (Accept,
+ * Accept-Language, X-Forwarded-Proto): `c.req.header()` builds a Fetch `Headers` of the whole request
+ * under node-server, on every queued user.
+ */
+export function requestHeaderOf(c: Context, name: string): string | null | undefined {
+  return headerOf(c, name, ', ')
+}
+
+function headerOf(c: Context, name: string, separator: string): string | null | undefined {
   const incoming = (c.env as NodeBindings | undefined)?.incoming
   const raw = incoming?.rawHeaders
   if (Array.isArray(raw)) {
     let value: string | undefined
+    const first = name.charCodeAt(0) | 32
     for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = raw[i]!
-      if (name.length === 6 && name.toLowerCase() === 'cookie') value = value === undefined ? raw[i + 1]! : `${value}; ${raw[i + 1]!}`
+      const line = raw[i]!
+      // Length and first letter (either case) before lower-casing: most lines differ there already.
+      if (line.length !== name.length || (line.charCodeAt(0) | 32) !== first || line.toLowerCase() !== name) continue
+      value = value === undefined ? raw[i + 1]! : `${value}${separator}${raw[i + 1]!}`
     }
     return value
   }
   const headers = incoming?.headers
   if (headers && typeof headers === 'object') {
-    const value = headers.cookie
-    return typeof value === 'string' ? value : undefined
+    const value = headers[name]
+    if (typeof value === 'string') return value
+    return Array.isArray(value) ? value.join(separator) : undefined
   }
-  return c.req.raw.headers.get('cookie')
+  return c.req.raw.headers.get(name)
 }
 
 /** The value of cookie `name` in a Cookie header, or undefined. */

@@ -1,10 +1,20 @@
 /**
  * @module
- * Tickets: the encrypted cookie a user carries (seed 001). JWE compact, `dir` + `A256GCM` only, with a
- * `kid` naming the key so a key ring can rotate. Keys are imported once; opened tickets are remembered
- * by their exact cookie text, so a returning user costs a Map lookup and no cryptography.
+ * Tickets: the encrypted cookie a user carries (seed 001). JWE compact (RFC 7516), `dir` + `A256GCM`
+ * only, with a `kid` naming the key so a key ring can rotate; `jose` opens what this seals and the
+ * other way round (test/ticket-interop.test.ts). Written out here rather than through jose: the
+ * protected header is serialized once per key, IVs come from a batch of random bytes, and AES-GCM runs
+ * through node:crypto where the runtime has it (synchronous) with Web Crypto everywhere else
+ * (./aes-gcm.ts) — a new user's seal was most of the flood path's cost (issue 16). Opened tickets are
+ * remembered by their exact cookie text, so a returning user costs a Map lookup and no cryptography.
  */
-import { CompactEncrypt, compactDecrypt, type CompactJWEHeaderParameters } from 'jose'
+import { defaultAesGcm, type AesGcm } from './aes-gcm.ts'
+import { decodeBase64url, encodeBase64url } from './base64url.ts'
+import { deriveTicketKey, type TicketKey } from './keys.ts'
+import { OpenedTickets } from './opened-tickets.ts'
+import { randomBytes } from './random.ts'
+
+export { randomId } from './random.ts'
 
 export interface Ticket {
   roomId: string
@@ -20,11 +30,6 @@ export interface Ticket {
   refreshIntervalSeconds: number
 }
 
-interface Key {
-  kid: string
-  key: CryptoKey
-}
-
 export interface OpenedTicket {
   ticket: Ticket
   /** The ticket was sealed with an older key of the ring: reseal it with the current one. */
@@ -33,37 +38,13 @@ export interface OpenedTicket {
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
-const ONLY_DIR = { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] }
 
 /** How many opened tickets a worker remembers (a few MB at most). */
 const CACHE_SIZE = 20_000
 /** A cookie longer than this is not a ticket of ours; it is not even parsed. */
 export const MAX_TICKET_LENGTH = 1024
-
-function base64url(bytes: Uint8Array): string {
-  let text = ''
-  for (const byte of bytes) text += String.fromCharCode(byte)
-  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
-}
-
-/** 96 random bits, base64url. */
-export function randomId(): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(12)))
-}
-
-/** Derives a 256-bit AES key and a public key id from a secret: HKDF for the key, a separate hash for the id. */
-async function deriveKey(secret: string): Promise<Key> {
-  const material = await crypto.subtle.importKey('raw', encoder.encode(secret), 'HKDF', false, ['deriveKey'])
-  const key = await crypto.subtle.deriveKey(
-    { name: 'HKDF', hash: 'SHA-256', salt: encoder.encode('hono-waiting-room'), info: encoder.encode('ticket A256GCM v1') },
-    material,
-    { name: 'AES-GCM', length: 256 },
-    false,
-    ['encrypt', 'decrypt'],
-  )
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(`kid\n${secret}`)))
-  return { kid: base64url(digest.slice(0, 6)), key }
-}
+const IV_BYTES = 12
+const TAG_BYTES = 16
 
 function isTicket(value: unknown, roomId: string): value is Ticket {
   if (typeof value !== 'object' || value === null) return false
@@ -81,64 +62,99 @@ function isTicket(value: unknown, roomId: string): value is Ticket {
   )
 }
 
+/**
+ * `JSON.stringify(ticket)` for a well-formed ticket (the fields in their declared order, integers), a
+ * third of its cost: it runs for every new user. Only the two strings need JSON's escaping.
+ */
+export function ticketJson(t: Ticket): string {
+  return (
+    `{"roomId":${JSON.stringify(t.roomId)},"ticketId":${JSON.stringify(t.ticketId)},"bucketId":${t.bucketId},` +
+    `"acceptedAt":${t.acceptedAt},"lastCheckInTime":${t.lastCheckInTime},"refreshIntervalSeconds":${t.refreshIntervalSeconds}}`
+  )
+}
+
+/**
+ * The key of the ring a protected header names; undefined unless it is `dir` + `A256GCM` with a known
+ * `kid` and nothing that changes its meaning (`crit`, `zip`), as jose requires too. Our own headers
+ * match byte for byte; any other serialization is parsed.
+ */
+function keyOfHeader(header: string, keys: readonly TicketKey[]): TicketKey | undefined {
+  for (const key of keys) if (key.header === header) return key
+  const bytes = decodeBase64url(header)
+  if (!bytes) return undefined
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(decoder.decode(bytes))
+  } catch {
+    return undefined
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined
+  const h = parsed as Record<string, unknown>
+  if (h.alg !== 'dir' || h.enc !== 'A256GCM' || 'crit' in h || 'zip' in h) return undefined
+  return keys.find((key) => key.kid === h.kid)
+}
+
 export class TicketSealer {
   readonly roomId: string
-  #keys: Promise<Key[]>
-  #cache = new Map<string, OpenedTicket>()
+  /** The AES-GCM implementation in use (node:crypto or Web Crypto). */
+  readonly aes: AesGcm
+  #ready: Promise<TicketKey[]>
+  #keys: TicketKey[] | undefined
+  #opened = new OpenedTickets<OpenedTicket>(CACHE_SIZE)
 
-  /** `secrets[0]` seals; every secret opens. */
-  constructor(roomId: string, secrets: readonly string[]) {
+  /** `secrets[0]` seals; every secret opens. `aes` defaults to the fastest working one on this runtime. */
+  constructor(roomId: string, secrets: readonly string[], aes: AesGcm = defaultAesGcm()) {
     if (secrets.length === 0) throw new Error('TicketSealer needs at least one secret')
     this.roomId = roomId
-    this.#keys = Promise.all(secrets.map(deriveKey))
+    this.aes = aes
+    this.#ready = Promise.all(secrets.map((secret) => deriveTicketKey(secret, aes)))
+    this.#ready.then((keys) => (this.#keys = keys), () => {})
   }
 
   async seal(ticket: Ticket): Promise<string> {
-    const [current] = await this.#keys
-    const jwe = await new CompactEncrypt(encoder.encode(JSON.stringify(ticket)))
-      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid: current!.kid })
-      .encrypt(current!.key)
-    this.#remember(jwe, { ticket, stale: false })
-    return jwe
+    const current = (this.#keys ?? (await this.#ready))[0]!
+    const iv = randomBytes(IV_BYTES)
+    const result = this.aes.encrypt(current.key, iv, ticketJson(ticket), current.aad)
+    const { ciphertext, tag } = result instanceof Promise ? await result : result
+    // Not remembered: in a flood most sealed tickets never come back, and thousands of remembered ones
+    // outlive the young generation, so every new user paid for old-generation GC. A user who does come
+    // back costs one open (a few µs on node:crypto), then is remembered.
+    // BASE64URL(header) . BASE64URL(encrypted key: empty for dir) . BASE64URL(IV) . BASE64URL(ciphertext) . BASE64URL(tag)
+    return `${current.header}..${encodeBase64url(iv)}.${encodeBase64url(ciphertext)}.${encodeBase64url(tag)}`
   }
 
   /** The remembered ticket for this exact cookie text, without cryptography; undefined when not remembered. */
   cached(cookie: string): OpenedTicket | undefined {
-    return this.#cache.get(cookie)
+    return this.#opened.get(cookie)
   }
 
   /** Opens a cookie; undefined for anything that is not a ticket of this room sealed by a key of the ring. */
   async open(cookie: string): Promise<OpenedTicket | undefined> {
-    const hit = this.#cache.get(cookie)
+    const hit = this.cached(cookie)
     if (hit) return hit
-    if (cookie.length > MAX_TICKET_LENGTH || cookie.split('.').length !== 5) return undefined
-    const keys = await this.#keys
-    let kid: string | undefined
+    if (cookie.length > MAX_TICKET_LENGTH) return undefined
+    const parts = cookie.split('.')
+    // Tampered, truncated, foreign or unknown-key cookies are simply not tickets: the user is new.
+    if (parts.length !== 5 || parts[1] !== '') return undefined
+    const keys = this.#keys ?? (await this.#ready)
+    const key = keyOfHeader(parts[0]!, keys)
+    const iv = decodeBase64url(parts[2]!)
+    const ciphertext = decodeBase64url(parts[3]!)
+    const tag = decodeBase64url(parts[4]!)
+    if (!key || iv?.length !== IV_BYTES || !ciphertext || tag?.length !== TAG_BYTES) return undefined
+    const aad = key.header === parts[0] ? key.aad : encoder.encode(parts[0])
+    const result = this.aes.decrypt(key.key, iv, ciphertext, tag, aad)
+    const plaintext = result instanceof Promise ? await result : result
+    if (!plaintext) return undefined
+    let ticket: unknown
     try {
-      const { plaintext, protectedHeader } = await compactDecrypt(
-        cookie,
-        (header: CompactJWEHeaderParameters) => {
-          const found = keys.find((k) => k.kid === header.kid)
-          if (!found) throw new Error('unknown kid')
-          kid = found.kid
-          return found.key
-        },
-        ONLY_DIR,
-      )
-      if (protectedHeader.alg !== 'dir' || protectedHeader.enc !== 'A256GCM') return undefined
-      const ticket: unknown = JSON.parse(decoder.decode(plaintext))
-      if (!isTicket(ticket, this.roomId)) return undefined
-      const opened = { ticket, stale: kid !== keys[0]!.kid }
-      this.#remember(cookie, opened)
-      return opened
+      ticket = JSON.parse(decoder.decode(plaintext))
     } catch {
-      // Tampered, truncated, foreign or unknown-key cookies are simply not tickets: the user is new.
       return undefined
     }
-  }
-
-  #remember(cookie: string, opened: OpenedTicket): void {
-    if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value!)
-    this.#cache.set(cookie, opened)
+    if (!isTicket(ticket, this.roomId)) return undefined
+    const opened = { ticket, stale: key !== keys[0] }
+    this.#opened.remember(cookie, opened)
+    return opened
   }
 }

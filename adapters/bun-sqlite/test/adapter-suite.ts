@@ -4,7 +4,7 @@
  * WaitingRoomError (never SQLITE_BUSY), other SQLite errors are wrapped, options are checked at build
  * time, the fused takeSlot, and pruning once per minute. Runs under vitest (better-sqlite3) and bun test.
  */
-import { COUNTER_TTL_MINUTES } from '../../../src/coordination/coordinator.ts'
+import { COUNTER_TTL_MINUTES, takeSlot, type SlotRequest } from '../../../src/coordination/coordinator.ts'
 import type { WorkerReport } from '../../../src/coordination/state.ts'
 import type { TestApi } from '../../../test/conformance/coordinator-suite.ts'
 import { sqliteCoordinator } from '../index.ts'
@@ -17,6 +17,17 @@ const MS = MINUTE * 60_000
 const report = (roomId: string, at: number, deltas: Record<string, number>, id: string = crypto.randomUUID()): WorkerReport => ({
   id, roomId, location: 'host', at, keepMinutes: 10, deltas,
 })
+
+/** A small seeded generator (mulberry32): the same request sequences on every run and runtime. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
 
 /** Calls `run` and returns what it threw (or `undefined`). */
 async function thrown(run: () => unknown): Promise<{ name?: string; code?: string; message?: string } | undefined> {
@@ -64,10 +75,29 @@ export function adapterSuite(t: TestApi, h: SqliteHarness): void {
       const coordinator = sqliteCoordinator(connect(files.next()))
       const slot = (token: string) =>
         coordinator.takeSlot({ roomId: 'fused', location: 'host', minute: MINUTE, localLimit: 1, anywhereLimit: 1, token })
-      expect(await slot('a')).toEqual({ admitted: true, via: 'location', repeat: false, roundTrips: 1 })
-      expect(await slot('b')).toEqual({ admitted: true, via: 'anywhere', repeat: false, roundTrips: 1 })
+      expect(await slot('a')).toEqual({ admitted: true, via: 'location', repeat: false, roundTrips: 1, seq: 0 })
+      expect(await slot('b')).toEqual({ admitted: true, via: 'anywhere', repeat: false, roundTrips: 1, seq: 0 })
       expect(await slot('c')).toEqual({ admitted: false, roundTrips: 1 })
-      expect(await slot('b')).toEqual({ admitted: true, via: 'anywhere', repeat: true, roundTrips: 1 })
+      expect(await slot('b')).toEqual({ admitted: true, via: 'anywhere', repeat: true, roundTrips: 1, seq: 0 })
+    })
+
+    // The core's check that a counter went back (lost state: the room recovers) needs the grant's `seq` (#14 breaker 2).
+    it('the fused takeSlot answers what the two increments would, seq included, over generated request sequences', async () => {
+      for (let seed = 1; seed <= 25; seed++) {
+        const random = seeded(seed)
+        const fused = sqliteCoordinator(connect(':memory:'))
+        const { takeSlot: _fusedOnly, ...twoSteps } = sqliteCoordinator(connect(':memory:'))
+        for (let i = 0; i < 30; i++) {
+          const request: SlotRequest = {
+            roomId: 'generated', location: random() < 0.7 ? 'host' : 'other', minute: MINUTE + Math.floor(random() * 2),
+            localLimit: Math.floor(random() * 4), anywhereLimit: Math.floor(random() * 3), token: `t${Math.floor(random() * 12)}`,
+          }
+          const got = await fused.takeSlot(request)
+          const { roundTrips: _, ...expected } = await takeSlot(twoSteps, request)
+          expect({ ...got, roundTrips: undefined }).toEqual({ ...expected, roundTrips: undefined })
+          if (got.admitted) expect(typeof got.seq).toBe('number')
+        }
+      }
     })
 
     it('waits out a short lock held by another connection', async () => {

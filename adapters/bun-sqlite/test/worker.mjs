@@ -9,6 +9,8 @@
 //   hold:  open a write transaction, write `rows` rows, print `holding`; after `holdMs` roll it back,
 //          print `released` and exit; without `holdMs`, never end it (the test SIGKILLs the process).
 //   epoch: sync `roomId`, print `epoch <id>`; on `go`, sync again and print `view <counts json>`, exit.
+//   slots: print `ready`; for each line `<n>` on stdin, take n slots (takeSlot, `localLimit`) and print
+//          `took <admitted> <errors>`; on `end`, exit.
 //   room:  a waiting room on the file: one new user's request, print `outcome <status> <origin|queue page>`;
 //          on `go`, wait for the adapter's next file check, another one, print `again …`, exit (the test runs
 //          it as a user who cannot write the file at first).
@@ -101,11 +103,32 @@ async function room() {
   say(`again ${await visit()}`)
 }
 
+async function slots() {
+  const { createInterface } = await import('node:readline')
+  const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]()
+  say('ready')
+  let i = 0
+  for (let line = await lines.next(); !line.done && line.value.trim() !== 'end'; line = await lines.next()) {
+    let admitted = 0
+    let errors = 0
+    for (let n = Number(line.value); n > 0; n--) {
+      const request = { roomId: job.roomId, location: 'host', minute: job.minute, localLimit: job.localLimit, anywhereLimit: 0 }
+      try {
+        if ((await coordinator.takeSlot({ ...request, token: `${job.name}-${i++}` })).admitted) admitted++
+      } catch {
+        errors++
+      }
+    }
+    say(`took ${admitted} ${errors}`)
+  }
+}
+
 if (job.mode === 'race') await race()
 else if (job.mode === 'admit') await admit()
 else if (job.mode === 'hold') hold()
 else if (job.mode === 'epoch') await epoch()
 else if (job.mode === 'room') await room()
+else if (job.mode === 'slots') await slots()
 else throw new Error(`unknown mode ${job.mode}`)
 if (job.mode !== 'hold') {
   db.close()

@@ -132,7 +132,28 @@ export function chooseLanguage(acceptLanguage: string | undefined, fallback: str
   return (typeof fallback === 'string' ? lookup(fallback) : undefined) ?? 'en'
 }
 
+/**
+ * Choices by fallback, then header: browsers send a handful of distinct headers, and parsing one costs
+ * µs on every queue response. Headers longer than the parser reads are not remembered.
+ */
+const chosen = new Map<string, Map<string, Language>>()
+/** Most headers remembered per fallback; past this the memo starts over (random headers gain nothing). */
+const MAX_CHOSEN = 512
+
 /** The texts for an `Accept-Language` header, as {@link chooseLanguage} picks them. */
 export function messagesFor(acceptLanguage: string | undefined, fallback: string): Messages {
-  return BY_LANGUAGE[chooseLanguage(acceptLanguage, fallback)]
+  const header = acceptLanguage ?? ''
+  if (header.length > MAX_HEADER_LENGTH) return BY_LANGUAGE[chooseLanguage(header, fallback)]
+  let byHeader = chosen.get(fallback)
+  if (!byHeader) {
+    if (chosen.size >= 8) chosen.clear()
+    chosen.set(fallback, (byHeader = new Map()))
+  }
+  let code = byHeader.get(header)
+  if (code === undefined) {
+    code = chooseLanguage(header, fallback)
+    if (byHeader.size >= MAX_CHOSEN) byHeader.clear()
+    byHeader.set(header, code)
+  }
+  return BY_LANGUAGE[code]
 }

@@ -9,7 +9,7 @@ export const DEFAULT_TEMPLATE = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-{{#refreshIntervalSeconds}}<meta http-equiv="refresh" content="{{refreshIntervalSeconds}}">{{/refreshIntervalSeconds}}
+{{#refreshes}}<meta http-equiv="refresh" content="{{refreshIntervalSeconds}}">{{/refreshes}}
 <meta name="robots" content="noindex">
 <title>{{#isRejectQueue}}{{t.rejectHeading}}{{/isRejectQueue}}{{^isRejectQueue}}{{t.title}}{{/isRejectQueue}}</title>
 <style>

@@ -1,0 +1,244 @@
+// The standalone proxy against plain pass-through proxies on the same runtime, side by side in one run.
+// Node: the proxy as the CLI serves it (@hono/node-server, nodeTransport, the room in front with an
+// admitted ticket) and with the fetch transport, against a plain fetch pass-through on @hono/node-server
+// (the runtime's idiom, and bench/http.mjs's `proxy-plain`) and against raw node:http piping (the floor).
+// Bun, when node_modules/.bin/bun is there: the same app on Bun.serve against Bun.serve + fetch with
+// `decompress: false`. Each server is its own process; autocannon runs here; rounds alternate their order
+// (A B C … C B A) and each figure is a ratio to the baseline of the same runtime and body in the same
+// round, so drift on a shared machine cancels out. CPU µs per request (from /proc) is reported next to
+// req/s: on a loaded machine it is the steadier of the two. Loopback only, bounded.
+//
+//   node bench/proxy-passthrough.mjs [--seconds 3] [--rounds 4] [--connections 50] [--quick] [--no-bun]
+//
+// Needs the compiled package (dist/, or BENCH_DIST): `npm run build` first. Prints a table and one
+// `BENCH_RESULT {json}` line (rows: runtime, body, baseline, kind, ratio, cpuRatio, …); the target is
+// ratio ≥ 0.9 against plain-fetch.
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { createServer, request as httpRequest, Agent } from 'node:http'
+import { fileURLToPath } from 'node:url'
+import { dist, distDir, flag, killGroup, median, option, printResult, root, round, sleep } from './lib.mjs'
+
+const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
+const HUGE = 10_000_000
+const BODIES = { small: 'x'.repeat(200), large: 'y'.repeat(64 * 1024) }
+const self = fileURLToPath(import.meta.url)
+const isBun = typeof globalThis.Bun !== 'undefined'
+
+// ---- child: one server, prints `READY <port>` --------------------------------------------------------
+async function serveKind(kind, originUrl) {
+  const origin = originUrl ? new URL(originUrl) : undefined
+  const ready = (port) => console.log(`READY ${port}`)
+  if (kind === 'origin') {
+    const server = createServer((req, res) => {
+      const body = BODIES[req.url.slice(1)] ?? 'not found'
+      res.writeHead(body === 'not found' ? 404 : 200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) })
+      res.end(body)
+    })
+    return server.listen(0, '127.0.0.1', () => ready(server.address().port))
+  }
+  if (kind === 'plain-pipe') {
+    // The plainest pass-through on Node: headers as received, bodies piped both ways, one keep-alive pool.
+    const agent = new Agent({ keepAlive: true })
+    const server = createServer((req, res) => {
+      const upstream = httpRequest({ host: origin.hostname, port: origin.port, path: req.url, method: req.method, headers: req.headers, agent }, (answer) => {
+        res.writeHead(answer.statusCode, answer.headers)
+        answer.pipe(res)
+      })
+      upstream.on('error', () => res.destroy())
+      req.pipe(upstream)
+    })
+    return server.listen(0, '127.0.0.1', () => ready(server.address().port))
+  }
+  if (kind === 'plain-fetch') {
+    // A pass-through in the runtime's own idiom: its server, its fetch (Bun: `decompress: false`).
+    const forward = (req) => {
+      const url = new URL(req.url)
+      const body = req.method === 'GET' || req.method === 'HEAD' ? null : req.body
+      return fetch(`${origin.origin}${url.pathname}${url.search}`, { method: req.method, headers: req.headers, body, duplex: 'half', redirect: 'manual', decompress: false })
+    }
+    if (isBun) return ready(Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: forward }).port)
+    const { serve } = await import('@hono/node-server')
+    const server = serve({ fetch: forward, hostname: '127.0.0.1', port: 0 }, (info) => ready(info.port))
+    return server
+  }
+  const { createProxyApp } = await dist('src/proxy/proxy.js')
+  const { nodeTransport } = await dist('src/proxy/node.js')
+  const transport = kind === 'proxy-fetch' ? undefined : nodeTransport()
+  let peer = () => undefined
+  const app = createProxyApp({
+    origin: originUrl,
+    transport,
+    room: { secret: SECRET, totalActiveUsers: HUGE, newUsersPerMinute: HUGE },
+    clientAddress: (c) => peer(c),
+  })
+  if (isBun) {
+    const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (req) => app.fetch(req, { incoming: undefined }) })
+    peer = (c) => server.requestIP(c.req.raw)?.address
+    return ready(server.port)
+  }
+  const { getConnInfo } = await import('@hono/node-server/conninfo')
+  const { listen } = await dist('bin/listen.js')
+  peer = (c) => getConnInfo(c).remote.address
+  const listening = await listen(app.fetch, 0, '127.0.0.1', { upgrades: true })
+  ready(listening.port)
+}
+
+// ---- parent ------------------------------------------------------------------------------------------
+function start(runtime, kind, originUrl) {
+  const command = runtime === 'bun' ? `${root}node_modules/.bin/bun` : process.execPath
+  const child = spawn(command, [self, '--serve', kind, originUrl ?? ''], {
+    cwd: root,
+    env: { ...process.env, BENCH_DIST: distDir },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${runtime} ${kind}: not ready in 20 s`)), 20_000)
+    let output = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      output += chunk
+      const match = /READY (\d+)/.exec(output)
+      if (match) {
+        clearTimeout(timer)
+        resolve({ url: `http://127.0.0.1:${match[1]}`, pid: child.pid, stop: () => killGroup(child, 'SIGKILL') })
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`${runtime} ${kind} exited (${code}) before ready`)))
+  })
+}
+
+/**
+ * CPU seconds the process has used (user + system, from /proc; Linux only, else undefined). CPU per
+ * request is the figure that holds on a loaded machine, where req/s also measures the neighbours.
+ */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return undefined
+  }
+}
+
+async function load(url, { connections, seconds, cookie, pid }) {
+  const { default: autocannon } = await import('autocannon')
+  const before = pid ? cpuSeconds(pid) : undefined
+  const result = await autocannon({ url, connections, duration: seconds, headers: cookie ? { cookie } : {} })
+  const after = pid ? cpuSeconds(pid) : undefined
+  const bad = result.errors + result.timeouts + result.non2xx
+  const cpuUs = before !== undefined && after !== undefined && result.requests.total > 0 ? ((after - before) * 1e6) / result.requests.total : undefined
+  return { rps: result.requests.average, p99: result.latency.p99, bad, cpuUs }
+}
+
+async function admittedCookie(url) {
+  const response = await fetch(`${url}/small`)
+  await response.arrayBuffer()
+  const ticket = response.headers.getSetCookie().find((cookie) => cookie.startsWith('__wroom='))
+  if (!ticket) throw new Error(`no ticket from ${url}`)
+  return ticket.split(';')[0]
+}
+
+async function main() {
+  const argv = process.argv.slice(2)
+  const quick = flag(argv, 'quick')
+  const seconds = Number(option(argv, 'seconds', quick ? '1' : '3'))
+  const rounds = Number(option(argv, 'rounds', quick ? '1' : '4'))
+  const connections = Number(option(argv, 'connections', '50'))
+  if (!existsSync(`${distDir}src/proxy/node.js`)) throw new Error(`${distDir}src/proxy/node.js is missing: run npm run build first`)
+  const runtimes = ['node', ...(!flag(argv, 'no-bun') && existsSync(`${root}node_modules/.bin/bun`) ? ['bun'] : [])]
+  const stops = []
+  try {
+    const origin = await start('node', 'origin')
+    stops.push(origin.stop)
+    const servers = []
+    for (const runtime of runtimes) {
+      for (const kind of [...(runtime === 'node' ? ['plain-pipe'] : []), 'plain-fetch', 'proxy', 'proxy-fetch']) {
+        const server = await start(runtime, kind, origin.url)
+        stops.push(server.stop)
+        const cookie = kind.startsWith('plain') ? undefined : await admittedCookie(server.url)
+        servers.push({ runtime, kind, ...server, cookie })
+      }
+    }
+    // Sessions are renewed (a new seal) on the first request of a minute: short runs keep that negligible.
+    for (const server of servers) for (const body of Object.keys(BODIES)) await load(`${server.url}/${body}`, { connections, seconds: 1, cookie: server.cookie })
+    const runs = []
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? servers : [...servers].reverse()
+      for (const body of Object.keys(BODIES)) {
+        for (const server of order) {
+          const result = await load(`${server.url}/${body}`, { connections, seconds, cookie: server.cookie, pid: server.pid })
+          runs.push({ round: r, body, runtime: server.runtime, kind: server.kind, ...result })
+          await sleep(200)
+        }
+      }
+    }
+    report(runs, runtimes, { seconds, rounds, connections })
+  } finally {
+    for (const stop of stops) stop()
+  }
+}
+
+const LABELS = {
+  'plain-fetch': 'plain fetch pass-through',
+  proxy: 'createProxyApp + nodeTransport',
+  'proxy-fetch': 'createProxyApp + fetchTransport',
+}
+
+function report(runs, runtimes, settings) {
+  const rows = []
+  for (const runtime of runtimes) {
+    for (const body of Object.keys(BODIES)) {
+      const of = (kind) => runs.filter((run) => run.runtime === runtime && run.body === body && run.kind === kind)
+      // The baseline: the runtime's plain pass-through (fetch), and on Node also raw node:http piping.
+      for (const baseline of runtime === 'node' ? ['plain-fetch', 'plain-pipe'] : ['plain-fetch']) {
+        const plain = of(baseline)
+        for (const kind of ['proxy', 'proxy-fetch', ...(baseline === 'plain-pipe' ? ['plain-fetch'] : [])]) {
+          const inRound = (run) => plain.find((p) => p.round === run.round)
+          const ratios = of(kind).map((run) => run.rps / inRound(run).rps)
+          // Requests one CPU second serves, proxy over plain: the throughput ratio with the neighbours taken out.
+          const cpuRatios = of(kind).map((run) => inRound(run).cpuUs / run.cpuUs).filter(Number.isFinite)
+          rows.push({
+            runtime,
+            body,
+            baseline,
+            kind,
+            plainRps: round(median(plain.map((run) => run.rps)), 0),
+            rps: round(median(of(kind).map((run) => run.rps)), 0),
+            ratio: round(median(ratios)),
+            rounds: ratios.map((ratio) => round(ratio)),
+            p99Ms: round(median(of(kind).map((run) => run.p99)), 1),
+            bad: of(kind).reduce((sum, run) => sum + run.bad, 0) + plain.reduce((sum, run) => sum + run.bad, 0),
+            plainCpuUs: round(median(plain.map((run) => run.cpuUs).filter(Number.isFinite)), 0),
+            cpuUs: round(median(of(kind).map((run) => run.cpuUs).filter(Number.isFinite)), 0),
+            cpuRatio: round(median(cpuRatios)),
+          })
+        }
+      }
+    }
+  }
+  console.log(`\nproxy vs a plain pass-through proxy, same runtime (${settings.rounds} rounds × ${settings.seconds} s, ${settings.connections} connections)`)
+  console.log('runtime body   baseline     server                           base req/s  req/s  ratio  rounds                 CPU µs/req base  this  ratio  bad')
+  for (const row of rows) {
+    console.log(
+      [
+        row.runtime.padEnd(7),
+        row.body.padEnd(6),
+        row.baseline.padEnd(12),
+        LABELS[row.kind].padEnd(32),
+        String(row.plainRps).padStart(10),
+        String(row.rps).padStart(6),
+        row.ratio.toFixed(2).padStart(6),
+        row.rounds.join(',').padEnd(22),
+        String(row.plainCpuUs).padStart(15),
+        String(row.cpuUs).padStart(5),
+        (row.cpuRatio?.toFixed(2) ?? '–').padStart(6),
+        String(row.bad).padStart(4),
+      ].join(' '),
+    )
+  }
+  printResult({ bench: 'proxy-passthrough', target: 0.9, settings, rows })
+}
+
+if (process.argv[2] === '--serve') await serveKind(process.argv[3], process.argv[4] || undefined)
+else await main()

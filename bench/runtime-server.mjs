@@ -1,0 +1,125 @@
+// One server under load, on whichever runtime runs this file (Node, Bun or Deno), for bench/runtimes.mjs:
+//
+//   node bench/runtime-server.mjs <kind>      bun bench/runtime-server.mjs <kind>      deno run -A bench/runtime-server.mjs <kind>
+//
+// Kinds (every app answers `GET /` with "ok" when let through):
+//   bare        a Hono app
+//   empty       the same app behind an empty middleware (`await next()`)
+//   room-open   behind waitingRoom() with huge limits (admitted and new users)
+//   room-full   behind waitingRoom() with room for one user (the parent takes it first): queued users
+//   peer-jwt    behind hono/jwt: an HS256 JWT from a cookie verified on every request (a common alternative)
+//   peer-hmac   behind hono's getSignedCookie: an HMAC-SHA256 signed cookie checked on every request
+//
+// The measured app listens alone on its port; a second, plain server on another port answers the parent's
+// control requests (/stats, /reset, /exit), so nothing about the measured app changes for them. It prints
+// one line `READY <port> <control port>` when both listen.
+import { Hono } from 'hono'
+import { getSignedCookie } from 'hono/cookie'
+import { jwt } from 'hono/jwt'
+import { dist } from './lib.mjs'
+
+const kind = (globalThis.Deno ? globalThis.Deno.args : process.argv.slice(2))[0]
+export const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
+const HUGE = 10_000_000
+
+// Counted in the server: coordinator methods (a repeat request of an admitted user must call none).
+const calls = { increment: 0, sync: 0, takeSlot: 0 }
+
+async function countingMemoryCoordinator() {
+  const { memoryCoordinator } = await dist('adapters/memory/index.js')
+  const inner = memoryCoordinator()
+  return {
+    name: inner.name,
+    preferredSyncIntervalMs: inner.preferredSyncIntervalMs,
+    increment: (request) => (calls.increment++, inner.increment(request)),
+    sync: (report) => (calls.sync++, inner.sync(report)),
+    ...(inner.takeSlot ? { takeSlot: (request) => (calls.takeSlot++, inner.takeSlot(request)) } : {}),
+  }
+}
+
+const ok = (c) => c.text('ok')
+let room
+let app
+switch (kind) {
+  case 'bare':
+    app = new Hono().get('/', ok)
+    break
+  case 'empty':
+    app = new Hono()
+      .use(async function empty(_c, next) {
+        await next()
+      })
+      .get('/', ok)
+    break
+  case 'room-open':
+  case 'room-full': {
+    const { waitingRoom } = await dist('src/room/middleware.js')
+    const open = kind === 'room-open'
+    const middleware = waitingRoom({
+      secret: SECRET,
+      totalActiveUsers: open ? HUGE : 1,
+      newUsersPerMinute: open ? HUGE : 1,
+      // The one admitted user holds the full room for the whole run; queued tickets stay "too early" for minutes.
+      sessionDurationMinutes: open ? 5 : 30,
+      refreshIntervalSeconds: open ? 20 : 300,
+      queueingStatusCode: 202,
+      coordinator: await countingMemoryCoordinator(),
+    })
+    room = middleware.room
+    app = new Hono().use(middleware).get('/', ok)
+    break
+  }
+  case 'peer-jwt':
+    app = new Hono().use(jwt({ secret: SECRET, alg: 'HS256', cookie: 'token' })).get('/', ok)
+    break
+  case 'peer-hmac':
+    app = new Hono()
+      .use(async function signedCookie(c, next) {
+        if (!(await getSignedCookie(c, SECRET, 'session'))) return c.text('forbidden', 403)
+        await next()
+      })
+      .get('/', ok)
+    break
+  default:
+    throw new Error(`unknown server kind ${kind}`)
+}
+
+/** Listens on 127.0.0.1 with a free port, on this runtime's own server; resolves with the port. */
+async function listen(fetch) {
+  if (globalThis.Bun) return globalThis.Bun.serve({ fetch, hostname: '127.0.0.1', port: 0 }).port
+  if (globalThis.Deno) {
+    return new Promise((resolve) => {
+      globalThis.Deno.serve({ hostname: '127.0.0.1', port: 0, onListen: ({ port }) => resolve(port) }, fetch)
+    })
+  }
+  const { serve } = await import('@hono/node-server')
+  return new Promise((resolve) => serve({ fetch, hostname: '127.0.0.1', port: 0 }, (info) => resolve(info.port)))
+}
+
+const cpu = () => process.cpuUsage()
+const zero = () => {
+  for (const key in calls) calls[key] = 0
+  if (room) for (const key in room.metrics.decisions) room.metrics.decisions[key] = 0
+}
+const json = (value) => new Response(JSON.stringify(value), { headers: { 'content-type': 'application/json' } })
+
+async function control(request) {
+  const { pathname } = new URL(request.url)
+  if (pathname === '/stats') {
+    const decisions = room ? Object.fromEntries(Object.entries(room.metrics.decisions).filter(([, n]) => n > 0)) : undefined
+    return json({ calls: { ...calls }, decisions, cpu: cpu() })
+  }
+  if (pathname === '/reset') {
+    zero()
+    return json({ reset: true })
+  }
+  if (pathname === '/exit') {
+    setTimeout(() => process.exit(0), 10)
+    return json({ exiting: true })
+  }
+  return new Response('not found', { status: 404 })
+}
+
+const port = await listen(app.fetch)
+const controlPort = await listen(control)
+console.log(`READY ${port} ${controlPort}`)
