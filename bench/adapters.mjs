@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs'
 import { connect } from 'node:net'
 import { benchDir, parseResult, root, round, runBounded } from './lib.mjs'
 
-const bin = (name) => `${root}node_modules/.bin/${name}`
+// Bun and Deno are installed in test/runtimes/ (npm run test:runtimes), not the root.
+const bin = (name) => `${root}test/runtimes/node_modules/.bin/${name}`
 
 /** The scripts, how to run them and how to read what they print. */
 export const ADAPTER_BENCHES = [

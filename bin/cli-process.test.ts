@@ -18,7 +18,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const OUT = join(ROOT, 'node_modules', '.cache', `hono-waiting-room-cli-test-${process.pid}`)
 const BIN = join(OUT, 'bin', 'hono-waiting-room.js')
 /** The child's environment: none of the runner's WR_* or PORT variables. */
-const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
+// NODE_PATH: better-sqlite3 (for --store) is installed in test/runtimes/ and found through it.
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_PATH: process.env.NODE_PATH ?? '' }
 
 const children: ChildProcess[] = []
 

@@ -54,3 +54,21 @@ export function isMissingPackage(error: unknown, name: string): boolean {
 export function missingPackageError(flag: string, name: string, cause: unknown): MissingModuleError {
   return new MissingModuleError(`${flag} needs the ${name} package, which is not installed: run npm install ${name} (or leave out ${flag} to keep the room in memory)`, { cause })
 }
+
+/**
+ * @hono/node-server, which serves the CLI's HTTP: an optional peer dependency (only the CLI needs it), so it is
+ * loaded when a command listens, and its absence is one line saying how to install it.
+ */
+export async function loadNodeServer(): Promise<typeof import('@hono/node-server') & typeof import('@hono/node-server/conninfo')> {
+  try {
+    const [server, conninfo] = await Promise.all([import('@hono/node-server'), import('@hono/node-server/conninfo')])
+    return { ...server, ...conninfo }
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String((error as Error).message).includes("'@hono/node-server'")) throw error
+    throw new MissingModuleError(
+      'the hono-waiting-room command serves HTTP with the @hono/node-server package, which is not installed: run npm install @hono/node-server next to hono-waiting-room (with npx: npx -p hono-waiting-room -p @hono/node-server hono-waiting-room ...)',
+      { cause: error },
+    )
+  }
+}

@@ -4,9 +4,10 @@
  * Serves a fetch handler with @hono/node-server and resolves once it listens, or rejects with a readable
  * error (port in use, address not available) instead of an unhandled 'error' event.
  */
-import { serve, type ServerType } from '@hono/node-server'
+import type { ServerType } from '@hono/node-server'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { loadNodeServer } from './lazy-import.ts'
 import { proxyUpgrades } from '../src/proxy/node.ts'
 
 export interface Listening {
@@ -25,7 +26,8 @@ export interface ListenOptions {
   upgrades?: boolean
 }
 
-export function listen(fetch: FetchHandler, port: number, host: string, options: ListenOptions = {}): Promise<Listening> {
+export async function listen(fetch: FetchHandler, port: number, host: string, options: ListenOptions = {}): Promise<Listening> {
+  const { serve } = await loadNodeServer()
   return new Promise((resolve, reject) => {
     let server: ServerType
     const onError = (error: NodeJS.ErrnoException) => {

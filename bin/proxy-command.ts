@@ -3,7 +3,6 @@
  * @module
  * `hono-waiting-room [proxy]`: the reverse proxy with the waiting room in front, on Node.
  */
-import { getConnInfo } from '@hono/node-server/conninfo'
 import { createProxyApp } from '../src/proxy/proxy.ts'
 import { nodeTransport } from '../src/proxy/node.ts'
 import { describeTrust, parseTrustProxy } from '../src/proxy/trust.ts'
@@ -12,7 +11,7 @@ import { WaitingRoomError } from '../src/errors.ts'
 import { resolveOptions } from '../src/room/options.ts'
 import { flagHelp, UsageError, type ProxyConfig } from './flags.ts'
 import { listen, type Listening } from './listen.ts'
-import { isMissingPackage, missingPackageError } from './lazy-import.ts'
+import { isMissingPackage, loadNodeServer, missingPackageError } from './lazy-import.ts'
 import { loadRedisCoordinator, redactUrl } from './redis-store.ts'
 import { loadStoreCoordinator } from './store.ts'
 
@@ -49,6 +48,7 @@ async function openBackend(config: ProxyConfig): Promise<Backend> {
 /** Starts the proxy described by `config`; the caller prints and stops it. */
 export async function startProxy(config: ProxyConfig): Promise<Listening> {
   if (!config.origin) throw new UsageError('missing --origin (or WR_ORIGIN): the base URL of the site behind the room, e.g. http://127.0.0.1:8080')
+  const { getConnInfo } = await loadNodeServer()
   const backend = await openBackend(config)
   const { coordinator } = backend
   let app

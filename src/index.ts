@@ -15,7 +15,7 @@ export {
 } from './room/middleware.ts'
 export { waitingRoomAdmin, type WaitingRoomAdminOptions, type RoomStatus, type RoomStatusName } from './admin/admin.ts'
 export type { WaitingRoomEventInput } from './admission/events.ts'
-export type { SettingsPatch } from './admission/settings.ts'
+export type { SettingsPatch, SettingsStorage } from './admission/settings.ts'
 export type { WaitingRoomOptions, CookieOptions, SameSite, SecureMode, FailMode } from './room/options.ts'
 export { WaitingRoomError, type WaitingRoomErrorCode } from './errors.ts'
 export { ANYWHERE, takeSlot, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from './coordination/coordinator.ts'

@@ -3,13 +3,14 @@
  * restart, events, status, Prometheus metrics and previews. Fake clock, in-memory storage and coordinator.
  */
 import { Hono } from 'hono'
-import { createStorage, type Storage } from 'unstorage'
+import { createStorage } from 'unstorage'
 import { describe, expect, it } from 'vitest'
 import { memoryCoordinator } from '../adapters/memory/index.ts'
 import { waitingRoomAdmin, type WaitingRoomAdminOptions } from '../src/admin/admin.ts'
 import type { Coordinator } from '../src/coordination/coordinator.ts'
 import { waitingRoom, type WaitingRoomEnv } from '../src/room/middleware.ts'
 import type { WaitingRoomOptions } from '../src/room/options.ts'
+import type { SettingsStorage } from '../src/admission/settings.ts'
 import { renderPrometheus } from '../src/admin/prometheus.ts'
 import { settle, START, TEST_SECRET } from './support/room-harness.ts'
 
@@ -18,7 +19,7 @@ const TOKEN = 'admin-token-0123456789abcdef'
 const at = (minutes: number) => new Date(START + minutes * MINUTE).toISOString()
 
 /** One worker: a room with its admin API mounted before it (so admin requests are never queued). */
-function worker(clock: { now: number }, options: WaitingRoomOptions & { storage: Storage }, admin: Partial<WaitingRoomAdminOptions> = {}) {
+function worker(clock: { now: number }, options: WaitingRoomOptions & { storage: SettingsStorage }, admin: Partial<WaitingRoomAdminOptions> = {}) {
   const middleware = waitingRoom({ secret: TEST_SECRET, clock: () => clock.now, random: () => 0.5, ...options })
   const app = new Hono<WaitingRoomEnv>()
   app.route('/_room', waitingRoomAdmin(middleware, { token: TOKEN, ...admin }))

@@ -15,33 +15,33 @@ export interface SqliteCoordinatorOptions {
    * wait asynchronously: requests of admitted users go on meanwhile. Keep it below the room's
    * `coordinatorTimeoutMs` (default 1000) so the adapter gives up first. Default 250.
    */
-  maxLockWaitMs?: number
+  maxLockWaitMs?: number | undefined
   /**
    * The same for a background report (`sync`), which no user waits for (but a worker's very first one). Default
    * 1000.
    */
-  maxSyncLockWaitMs?: number
+  maxSyncLockWaitMs?: number | undefined
   /**
    * How often, in ms, a file that could not be used (unwritable, or it failed with an I/O error) is looked at
    * and opened again. Default 1000. (A database, `-wal` or `-shm` file deleted or replaced under the running
    * processes is noticed before the next transaction, whatever this is: one `stat` per file.)
    */
-  fileCheckIntervalMs?: number
+  fileCheckIntervalMs?: number | undefined
   /** How often workers report, in ms, unless the middleware's `syncIntervalMs` is set. Default 200: a local file is cheap. */
-  syncIntervalMs?: number
+  syncIntervalMs?: number | undefined
   /** Prefix of the tables this adapter creates, so the file can hold the app's tables too. Default `wr_`. */
-  tablePrefix?: string
+  tablePrefix?: string | undefined
   /**
    * `normal` (default): a commit survives any process crash (WAL), the last commits may be lost on power
    * loss. `full`: also survives power loss, at an fsync per decision.
    */
-  synchronous?: 'normal' | 'full'
+  synchronous?: 'normal' | 'full' | undefined
   /**
    * Opens the file again when the one the handle opened was deleted or replaced, or could not be written at
    * first. Default: the handle's own class, `new (db.constructor)(path)` — both `bun:sqlite` and
    * better-sqlite3 open a path that way. Pass it when the handle was opened with options of its own.
    */
-  reopen?: (path: string) => SqliteDatabase
+  reopen?: ((path: string) => SqliteDatabase) | undefined
 }
 
 export type ResolvedSqliteOptions = Required<Omit<SqliteCoordinatorOptions, 'reopen'>> & Pick<SqliteCoordinatorOptions, 'reopen'>

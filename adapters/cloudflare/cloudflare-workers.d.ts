@@ -19,6 +19,7 @@ declare module 'cloudflare:workers' {
       list<T = unknown>(options?: { prefix?: string }): Iterable<[string, T]>
     }
     setAlarm(scheduledTime: number | Date): Promise<void>
+    getAlarm(): Promise<number | null>
     /** Deletes every key and SQL table (tests use it to lose a room's state). */
     deleteAll(): Promise<void>
   }

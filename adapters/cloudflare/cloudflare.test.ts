@@ -75,7 +75,7 @@ describe('cloudflare Durable Objects: beyond the suite', () => {
     await restartObjects(harness.mf, { counter: [object] })
     // Its memory is gone (the counts of calls it received start over); its storage is not.
     expect(await objectCalls(harness.mf, { counter: [object] })).toEqual({})
-    expect(await slot('first0')).toEqual({ admitted: true, via: 'location', repeat: true, roundTrips: 1 })
+    expect(await slot('first0')).toEqual({ admitted: true, via: 'location', repeat: true, roundTrips: 1, seq: 0 })
     for (let i = 0; i < 2; i++) expect((await slot(`second${i}`)).admitted).toBe(true)
 
     // Twenty users at once while the object restarts again: calls in flight may fail.
@@ -132,11 +132,12 @@ describe('cloudflare Durable Objects: beyond the suite', () => {
   it('decides in one object call, and two only when the location is used up', async () => {
     const roomId = 'fused'
     const slot = (token: string) => coordinator.takeSlot({ roomId, location: 'SJC', minute: MINUTE, localLimit: 1, anywhereLimit: 1, token })
-    expect(await slot('one')).toEqual({ admitted: true, via: 'location', repeat: false, roundTrips: 1 })
-    expect(await slot('two')).toEqual({ admitted: true, via: 'anywhere', repeat: false, roundTrips: 2 })
+    expect(await slot('one')).toEqual({ admitted: true, via: 'location', repeat: false, roundTrips: 1, seq: 0 })
+    expect(await slot('two')).toEqual({ admitted: true, via: 'anywhere', repeat: false, roundTrips: 2, seq: 0 })
+    expect(await slot('two')).toEqual({ admitted: true, via: 'anywhere', repeat: true, roundTrips: 2, seq: 0 })
     expect(await slot('three')).toEqual({ admitted: false, roundTrips: 2 })
     const calls = await objectCalls(harness.mf, { counter: [`${roomId}:SJC`, `${roomId}:*`], global: [roomId] })
-    expect(calls).toEqual({ takeSlot: 3, increment: 2 })
+    expect(calls).toEqual({ takeSlot: 4, increment: 3 })
   })
 
   it("lowers each counter by its minute − 1 beyond the report, the Anywhere one behind the location object's call too", async () => {

@@ -10,6 +10,11 @@
  * the same call that takes the slot — in the same synchronous step for its own counter, and right after
  * `room:*` answers for an Anywhere slot (a slot `room:*` gave that never reached the stage was answered to
  * nobody: the location object's call failed, and the user's retry with the same token is a repeat).
+ *
+ * The grant is also logged in the object's SQLite storage in that same step ({@link SqlGrantLog}), so a
+ * restart or an eviction loses no admitted user, and every change arms an alarm that exchanges with the
+ * global object within the exchange interval — so other locations learn of it even if no worker of this
+ * location ever reports again. What the alarm needs (room, location, route) is kept in storage too.
  */
 import { DurableObject } from 'cloudflare:workers'
 import { MINUTE_MS, minuteOf } from '../../src/clock.ts'
@@ -24,8 +29,9 @@ import {
   type SlotResult,
 } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import { newEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
-import { LocationStage } from './location-stage.ts'
+import { newEpoch, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
+import { SqlGrantLog } from './grant-log.ts'
+import { LocationStage, type Exchange } from './location-stage.ts'
 import { MinuteCounters } from './minute-counters.ts'
 import {
   counterObjectName,
@@ -40,12 +46,27 @@ import { StubPool } from './stub-pool.ts'
 
 /** Cleanup runs this long after the newest slot: every counter is past its TTL by then. */
 const CLEANUP_DELAY_MS = (COUNTER_TTL_MINUTES + 1) * MINUTE_MS
+/** Storage key of {@link StageMeta}. */
+const STAGE_KEY = 'stage'
+
+/** What an alarm needs to exchange for this object's location with no caller to say it. */
+interface StageMeta {
+  roomId: string
+  location: string
+  route: ObjectRoute
+  /** The room's history in minutes (from reports; 0 until one came): older logged grants are pruned. */
+  keepMinutes: number
+}
 
 export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> implements CounterObjectRpc {
   #counters: MinuteCounters | undefined
   #stage: LocationStage | undefined
   #peers = new Map<string, StubPool<unknown>>()
-  #cleanupArmed = false
+  /** When the alarm is set (Infinity: none); undefined until read after a (re)start. */
+  #alarmAt: number | undefined
+  #meta: StageMeta | undefined
+  /** Wall-clock time of the next cleanup; undefined after a (re)start until the first alarm. */
+  #cleanupDueAt: number | undefined
 
   /**
    * Conditional increment of a scope's counter for `request.minute`: this object's own (no `location`, or
@@ -54,7 +75,7 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
    */
   async increment(request: CounterRequest, route?: ObjectRoute): Promise<CounterResult> {
     const { location, scope } = request
-    if (location === undefined || location === scope) return this.#take(request)
+    if (location === undefined || location === scope) return this.#take(request, route)
     if (!route) throw new WaitingRoomError('ERR_WR_COORDINATOR', `${DRIVER_NAME}: increment of scope ${scope} from location ${location} needs the route`)
     return this.#takeElsewhere({ ...request, location }, route)
   }
@@ -66,52 +87,76 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
    */
   async takeSlot(request: SlotRequest, route: ObjectRoute): Promise<SlotResult> {
     if (request.localLimit > 0) {
-      const local = await this.#take(locationCounterRequest(request))
-      if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1 }
+      const local = await this.#take(locationCounterRequest(request), route)
+      if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1, seq: local.seq }
     }
     if (request.anywhereLimit <= 0) return { admitted: false, roundTrips: 1 }
     const anywhere = await this.#takeElsewhere({ ...anywhereCounterRequest(request), location: request.location }, route)
     return anywhere.taken
-      ? { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 2 }
+      ? { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 2, seq: anywhere.seq }
       : { admitted: false, roundTrips: 2 }
   }
 
   /** Merges a worker's report into this location; answers with every location (see {@link LocationStage}). */
   async sync(report: WorkerReport, route: ObjectRoute): Promise<RoomState> {
-    const global = this.#peer<GlobalObjectRpc>(route.global, route)
-    const name = globalObjectName(report.roomId)
+    this.#remember(report.roomId, report.location, route, report.keepMinutes)
+    const stage = this.#stageFor(report.location)
     // If the room has no epoch yet (new, or its storage deleted), this report names it.
-    const epoch = newEpoch(report.id, report.at)
-    return this.#stageFor(report.location).sync(report, route, (state) =>
-      global.call(name, 'exchange', (stub) => stub.exchange(report.location, state, report.at, epoch), route),
-    )
+    const exchange = this.#exchangeFor(report.roomId, report.location, route, newEpoch(report.id, report.at))
+    const state = await stage.sync(report, route, exchange)
+    if (stage.unsent) await this.#armAt(Date.now() + stage.intervalMs(route))
+    return state
   }
 
-  /** Deletes counters past their TTL; re-arms while any are left. Safe to run twice. */
+  /** The alarm: see {@link runAlarm}. */
   async alarm(): Promise<void> {
-    this.#cleanupArmed = false
-    const counters = this.#minuteCounters()
-    counters.prune(Math.max(counters.newestMinute, minuteOf(Date.now())))
-    if (!counters.empty) await this.#armCleanup()
+    await this.runAlarm(false)
   }
 
   /**
-   * Takes a slot of this object's counter; a fresh grant with a `location` is added to the stage in the same
-   * synchronous step (no `await` between the row and the counts).
+   * Exchanges what the global object lacks (with no report: the alarm is how a grant gets out when no worker
+   * of this location reports again), prunes counters and logged grants once the cleanup is due (`force`: now),
+   * and re-arms while anything is left. Safe to run twice.
    */
-  async #take(request: CounterRequest): Promise<CounterResult> {
+  protected async runAlarm(force: boolean): Promise<void> {
+    this.#alarmAt = Number.POSITIVE_INFINITY
+    let next = Number.POSITIVE_INFINITY
+    const meta = this.#storedMeta()
+    const stage = meta && this.#stageFor(meta.location)
+    if (meta && stage) {
+      const retryInMs = await stage.flush(meta.route, this.#exchangeFor(meta.roomId, meta.location, meta.route))
+      if (retryInMs !== undefined) next = Date.now() + retryInMs
+    }
+    // Due a delay after the newest slot (after a restart: after the first alarm), never on an exchange alarm
+    // right after a grant — whose minute may be far from the wall clock (a test's fake clock).
+    const due = (this.#cleanupDueAt ??= Date.now() + CLEANUP_DELAY_MS)
+    const counters = this.#minuteCounters()
+    if (force || Date.now() >= due) {
+      counters.prune(Math.max(counters.newestMinute, minuteOf(Date.now())))
+      if (meta && stage && meta.keepMinutes > 0) stage.grants.prune(minuteOf(stage.knownAt) - meta.keepMinutes)
+      this.#cleanupDueAt = Date.now() + CLEANUP_DELAY_MS
+    }
+    if (!counters.empty || stage?.grants.unacknowledged) next = Math.min(next, this.#cleanupDueAt)
+    if (next !== Number.POSITIVE_INFINITY) await this.#armAt(next)
+  }
+
+  /**
+   * Takes a slot of this object's counter; a fresh grant with a `location` is added to the stage and its log in
+   * the same synchronous step (no `await` between the row and the counts).
+   */
+  async #take(request: CounterRequest, route: ObjectRoute | undefined): Promise<CounterResult> {
     // The stage first: a misrouted request fails before it takes anything.
     const stage = request.location === undefined ? undefined : this.#stageFor(request.location)
     const result = this.#minuteCounters().take(request.minute, request.limit, request.token, request.previousReported)
     if (!result.taken || result.repeat) return result
-    stage?.aggregator.add(admissionDeltas(request))
-    await this.#armCleanup()
+    stage?.grant(request.minute, admissionDeltas(request))
+    await this.#granted(request, route)
     return result
   }
 
   /**
    * Takes a slot of another scope's counter (the Anywhere pool) from its object — asked without the
-   * location: the grant is counted here, in this location's stage, as soon as it answers.
+   * location: the grant is counted here, in this location's stage and log, as soon as it answers.
    */
   async #takeElsewhere(request: CounterRequest & { location: string }, route: ObjectRoute): Promise<CounterResult> {
     const { location, ...bare } = request
@@ -121,13 +166,49 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
       (stub) => stub.increment(bare),
       route,
     )
-    if (result.taken && !result.repeat) this.#stageFor(location).aggregator.add(admissionDeltas(request))
+    if (!result.taken || result.repeat) return result
+    this.#stageFor(location).grant(request.minute, admissionDeltas(request))
+    await this.#granted(request, route)
     return result
+  }
+
+  /** After a fresh grant: the alarm that gets it to the global object (with a location) or cleans up. */
+  async #granted(request: CounterRequest, route: ObjectRoute | undefined): Promise<void> {
+    this.#cleanupDueAt = Date.now() + CLEANUP_DELAY_MS
+    if (request.location === undefined || !route) return this.#armAt(Date.now() + CLEANUP_DELAY_MS)
+    this.#remember(request.roomId, request.location, route)
+    await this.#armAt(Date.now() + this.#stageFor(request.location).intervalMs(route))
+  }
+
+  #exchangeFor(roomId: string, location: string, route: ObjectRoute, epoch?: RoomEpoch): Exchange {
+    const global = this.#peer<GlobalObjectRpc>(route.global, route)
+    const name = globalObjectName(roomId)
+    return (state, grants, now) => global.call(name, 'exchange', (stub) => stub.exchange(location, state, now, epoch, grants), route)
+  }
+
+  /** Keeps what an alarm needs; written only when it changes (the route is the same on every call). */
+  #remember(roomId: string, location: string, route: ObjectRoute, keepMinutes = 0): void {
+    const known = this.#storedMeta()
+    const meta: StageMeta = { roomId, location, route, keepMinutes: Math.max(keepMinutes, known?.keepMinutes ?? 0) }
+    if (known && JSON.stringify(known) === JSON.stringify(meta)) return
+    this.ctx.storage.kv.put(STAGE_KEY, (this.#meta = meta))
+  }
+
+  #storedMeta(): StageMeta | undefined {
+    return (this.#meta ??= this.ctx.storage.kv.get<StageMeta>(STAGE_KEY))
+  }
+
+  /** Sets the alarm for `at` unless it is already set no later. */
+  async #armAt(at: number): Promise<void> {
+    this.#alarmAt ??= (await this.ctx.storage.getAlarm()) ?? Number.POSITIVE_INFINITY
+    if (this.#alarmAt <= at) return
+    this.#alarmAt = at
+    await this.ctx.storage.setAlarm(at)
   }
 
   /** This object's location stage; one object serves one location, so another name is a routing bug. */
   #stageFor(location: string): LocationStage {
-    this.#stage ??= new LocationStage(location)
+    this.#stage ??= new LocationStage(location, new SqlGrantLog(this.ctx.storage))
     if (this.#stage.aggregator.location !== location) {
       throw new WaitingRoomError(
         'ERR_WR_COORDINATOR',
@@ -139,12 +220,6 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
 
   #minuteCounters(): MinuteCounters {
     return (this.#counters ??= new MinuteCounters(this.ctx.storage.sql))
-  }
-
-  async #armCleanup(): Promise<void> {
-    if (this.#cleanupArmed) return
-    this.#cleanupArmed = true
-    await this.ctx.storage.setAlarm(Date.now() + CLEANUP_DELAY_MS)
   }
 
   /** A stub pool for a peer namespace, found in this object's env by binding name. */

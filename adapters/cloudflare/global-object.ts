@@ -10,21 +10,28 @@
  * It also keeps the room's epoch in its storage: created from the first exchange's candidate when the
  * storage holds none (a new room, or storage deleted), then answered with every view. The object runs one
  * call at a time and its KV API is synchronous, so "set if absent" needs no transaction.
+ *
+ * With a location's state it stores, in the same step, the grant mark that state was sent with (grant-log.ts):
+ * the mark then names exactly the grants the stored copy holds, and is answered to that location.
  */
 import { DurableObject } from 'cloudflare:workers'
 import { GlobalAggregator } from '../../src/coordination/aggregator.ts'
-import type { LocationState, RoomEpoch, RoomState } from '../../src/coordination/state.ts'
+import type { LocationState, RoomEpoch } from '../../src/coordination/state.ts'
+import type { GrantMark } from './grant-log.ts'
+import type { ExchangeAnswer } from './location-stage.ts'
 import type { GlobalObjectRpc } from './protocol.ts'
 
 const LOCATION_KEY = 'location:'
 /** Not under LOCATION_KEY, so the rebuild's list never reads it as a location. */
 const EPOCH_KEY = 'epoch'
+/** A location's grant mark; not under LOCATION_KEY either. */
+const GRANTS_KEY = 'grants:'
 
 export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> implements GlobalObjectRpc {
   #aggregator: GlobalAggregator | undefined
   #epoch: RoomEpoch | undefined
 
-  async exchange(location: string, state: LocationState | null, now: number, epoch: RoomEpoch): Promise<RoomState> {
+  async exchange(location: string, state: LocationState | null, now: number, epoch?: RoomEpoch, grants?: GrantMark): Promise<ExchangeAnswer> {
     const aggregator = this.#loaded()
     this.#epoch ??= this.ctx.storage.kv.get<RoomEpoch>(EPOCH_KEY)
     // A caller without a candidate (code from before epochs, during a deploy) creates none.
@@ -33,7 +40,11 @@ export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> im
     // Persist what the aggregator now holds for this location (it keeps the newer of two states).
     const held = state === null ? undefined : view.locations[location]
     if (held) this.ctx.storage.kv.put(LOCATION_KEY + location, held)
-    return this.#epoch ? { ...view, epoch: this.#epoch } : view
+    // The mark goes with the state it came with — only if that state is the one kept (not an older one ignored).
+    if (held && held === state && grants) this.ctx.storage.kv.put(GRANTS_KEY + location, grants)
+    const mark = this.ctx.storage.kv.get<GrantMark>(GRANTS_KEY + location)
+    const answer: ExchangeAnswer = this.#epoch ? { ...view, epoch: this.#epoch } : view
+    return mark ? { ...answer, grants: mark } : answer
   }
 
   /** Rebuilds the aggregator from storage on the first call after a (re)start; forgotten locations are deleted. */
@@ -50,7 +61,11 @@ export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> im
       newest = Math.max(newest, state.updatedAt)
     }
     const kept = aggregator.view(newest).locations
-    for (const location of stored) if (!kept[location]) kv.delete(LOCATION_KEY + location)
+    for (const location of stored) {
+      if (kept[location]) continue
+      kv.delete(LOCATION_KEY + location)
+      kv.delete(GRANTS_KEY + location)
+    }
     return (this.#aggregator = aggregator)
   }
 }

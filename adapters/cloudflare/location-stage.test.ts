@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest'
 import { GlobalAggregator } from '../../src/coordination/aggregator.ts'
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
-import { LocationStage, type Exchange } from './location-stage.ts'
+import fc from 'fast-check'
+import { MemoryGrantLog, type GrantMark, type MemoryGrantStore } from './grant-log.ts'
+import { LocationStage, type Exchange, type ExchangeAnswer } from './location-stage.ts'
 
 const pacing = { exchangeIntervalMs: 1000, globalExchangesPerSecond: 2 }
 let reportId = 0
@@ -106,5 +108,55 @@ describe('LocationStage', () => {
     const once = { 'x1.ticket': { a1: -1 } }
     const views = await Promise.all(Array.from({ length: 20 }, (_, i) => stage.sync({ ...report('SJC', 1 + i), once }, pacing, exchange)))
     expect(views.at(-1)?.locations.SJC?.counts).toEqual({ a1: 4, 'x1.ticket': 1 })
+  })
+
+  it('counts every grant exactly once in the global copy, whatever restarts, lost answers and outages come between', async () => {
+    type Step = { kind: 'grant'; minute: number } | { kind: 'flush'; mode: 'ok' | 'lost' | 'down' } | { kind: 'restart' }
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('grant' as const), minute: fc.integer({ min: 1, max: 3 }) }),
+      fc.record({ kind: fc.constant('flush' as const), mode: fc.constantFrom('ok' as const, 'lost' as const, 'down' as const) }),
+      fc.record({ kind: fc.constant('restart' as const) }),
+    )
+    const fastPacing = { exchangeIntervalMs: 0, globalExchangesPerSecond: 1_000_000 }
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 30 }), async (steps) => {
+        // The global object as global-object.ts keeps it: the state, and the mark stored with the state it came with.
+        const aggregator = new GlobalAggregator()
+        let mark: GrantMark | undefined
+        let mode: 'ok' | 'lost' | 'down' = 'ok'
+        const exchange: Exchange = async (state, grants, now): Promise<ExchangeAnswer> => {
+          if (mode === 'down') throw new Error('down')
+          const view = state === null ? aggregator.view(now) : aggregator.exchange('SJC', state, now)
+          if (state !== null && view.locations.SJC === state && grants) mark = grants
+          if (mode === 'lost') throw new Error('answer lost')
+          return mark ? { ...view, grants: mark } : view
+        }
+        const store: MemoryGrantStore = { rows: [], sequence: 0 }
+        let wall = 0
+        const wallClock = () => (wall += 60_000) // every flush is past the pacing, whatever the backoff
+        let stage = new LocationStage('SJC', new MemoryGrantLog(store), wallClock)
+        const granted: Record<string, number> = {}
+        const drain = async () => {
+          for (let i = 0; i < 5 && (await stage.flush(fastPacing, exchange)) !== undefined; i++);
+        }
+        for (const s of steps) {
+          if (s.kind === 'grant') {
+            stage.grant(s.minute, { [`a${s.minute}`]: 1, [`n${s.minute}`]: 1 })
+            granted[`n${s.minute}`] = (granted[`n${s.minute}`] ?? 0) + 1
+          } else if (s.kind === 'restart') stage = new LocationStage('SJC', new MemoryGrantLog(store), wallClock)
+          else {
+            mode = s.mode
+            await (mode === 'ok' ? drain() : stage.flush(fastPacing, exchange))
+            mode = 'ok'
+          }
+        }
+        await drain()
+        expect(stage.unsent).toBe(false)
+        const held = aggregator.view(0).locations.SJC?.counts ?? {}
+        expect(Object.fromEntries(Object.entries(held).filter(([field]) => field.startsWith('n')))).toEqual(granted)
+        expect(store.rows).toEqual([])
+      }),
+      { numRuns: 300 },
+    )
   })
 })

@@ -4,17 +4,28 @@
  * {@link LocationAggregator} and exchanges the merged state with the global object at an adaptive
  * interval — not on every report — so the global object's load stays flat however busy a colo is.
  *
- * After a restart it first adopts its earlier state from the global view (the aggregator's restore) and
- * only then publishes, so a half-rebuilt state never replaces the global copy.
+ * After a restart it first adopts its earlier state from the global view (the aggregator's restore) plus the
+ * grants its {@link GrantLog} holds past the global copy's mark, and only then publishes, so a half-rebuilt
+ * state never replaces the global copy (see grant-log.ts for why nothing is counted twice).
  *
  * The room's epoch comes with every global view; the stage answers with the one of its last exchange. A
  * stage that has not reached the global object yet (it is down) answers with none.
  */
 import { LocationAggregator } from '../../src/coordination/aggregator.ts'
+import { MINUTE_MS } from '../../src/clock.ts'
 import { emptyRoomState, type LocationState, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
+import { MemoryGrantLog, type GrantLog, type GrantMark } from './grant-log.ts'
 
-/** Sends this location's state (null: only reads) and gets every location's back. */
-export type Exchange = (state: LocationState | null) => Promise<RoomState>
+/** The global object's answer: every location, and the grant mark its copy of the asking location holds. */
+export interface ExchangeAnswer extends RoomState {
+  grants?: GrantMark
+}
+
+/**
+ * Sends this location's state (null: only reads) with the mark of the newest grant it includes, and gets every
+ * location back. `now` is the stage's clock (the reports' clock).
+ */
+export type Exchange = (state: LocationState | null, grants: GrantMark | undefined, now: number) => Promise<ExchangeAnswer>
 
 export interface ExchangePacing {
   /** Shortest interval between exchanges, ms. */
@@ -27,25 +38,61 @@ export interface ExchangePacing {
 const SLOW_EXCHANGE_MS = 250
 const MAX_BACKOFF = 8
 
+const changes = (report: WorkerReport): boolean => Object.keys(report.deltas).length > 0 || Object.keys(report.once ?? {}).length > 0
+
 export class LocationStage {
   readonly aggregator: LocationAggregator
+  readonly grants: GrantLog
   /** The global view from the last exchange. */
   #view: RoomState = emptyRoomState()
   #lastExchangeAt = Number.NEGATIVE_INFINITY
+  /** Wall-clock time of the last exchange: paces {@link flush}, which runs without a report (an alarm). */
+  #lastExchangeWallMs = Number.NEGATIVE_INFINITY
   #backoff = 1
   #exchanging: Promise<void> | undefined
+  /** Something changed since the state last reached the global object. */
+  #dirty = false
+  /** Newest time seen on the reports' clock (reports, views, grant minutes): the clock of a flush. */
+  #knownAt = 0
+  /** Newest `updatedAt` the global copy of this location had: the state sent is never older, or it would be ignored. */
+  #heldAt = 0
 
-  constructor(location: string) {
+  readonly #wallClock: () => number
+
+  /** `wallClock` (default `Date.now`) paces {@link flush} and times exchanges; tests pass a fake one. */
+  constructor(location: string, grants: GrantLog = new MemoryGrantLog(), wallClock: () => number = Date.now) {
     this.aggregator = new LocationAggregator(location)
+    this.grants = grants
+    this.#wallClock = wallClock
+    for (const grant of grants.carried) this.#knownAt = Math.max(this.#knownAt, grant.minute * MINUTE_MS)
+  }
+
+  /** Counts a fresh grant and records it in the log, in one synchronous step (the caller's counter row's). */
+  grant(minute: number, deltas: Record<string, number>): void {
+    this.aggregator.add(deltas)
+    this.grants.record(minute, deltas)
+    this.#dirty = true
+    this.#knownAt = Math.max(this.#knownAt, minute * MINUTE_MS)
+  }
+
+  /** Newest time seen on the reports' clock. */
+  get knownAt(): number {
+    return this.#knownAt
+  }
+
+  /** True while the global object may lack something this location counted. */
+  get unsent(): boolean {
+    return this.#dirty || this.grants.unacknowledged
   }
 
   /** Applies the report (once per id) and answers with this location fresh and the others as of the last exchange. */
   async sync(report: WorkerReport, pacing: ExchangePacing, exchange: Exchange): Promise<RoomState> {
     const now = report.at
-    this.aggregator.apply(report, now)
+    this.#knownAt = Math.max(this.#knownAt, now)
+    if (this.aggregator.apply(report, now) && changes(report)) this.#dirty = true
     let running = this.#exchanging
     const due = !running && now - this.#lastExchangeAt >= this.intervalMs(pacing)
-    if (due) running = this.#exchanging = this.#exchange(now, exchange).finally(() => (this.#exchanging = undefined))
+    if (due) running = this.#start(now, exchange, true)
     // The caller that started the exchange waits for it; others only while a restore is pending, so a
     // restarted stage never answers with half its state.
     if (running && (due || !this.aggregator.restored)) await running
@@ -54,26 +101,79 @@ export class LocationStage {
     return epoch ? { locations, at: now, epoch } : { locations, at: now }
   }
 
+  /**
+   * Exchanges now — with no report, from the object's alarm — if something is unsent and the last exchange is
+   * an interval ago (wall clock, so alarms and reports together keep the pacing). Answers in how many ms to
+   * try again, or undefined when everything reached the global object.
+   */
+  async flush(pacing: ExchangePacing, exchange: Exchange): Promise<number | undefined> {
+    if (this.#exchanging) await this.#exchanging
+    if (!this.unsent) return undefined
+    const wait = this.#lastExchangeWallMs + this.intervalMs(pacing) - this.#wallClock()
+    if (wait > 0) return wait
+    // Not on the reports' pacing clock: a report right after still exchanges when due, as without the alarm.
+    await this.#start(this.#knownAt, exchange, false)
+    return this.unsent ? this.intervalMs(pacing) : undefined
+  }
+
   /** More locations → each exchanges less often, so the global object gets about `globalExchangesPerSecond`. */
   intervalMs(pacing: ExchangePacing): number {
     const locations = Math.max(1, Object.keys(this.#view.locations).length)
     return Math.max(pacing.exchangeIntervalMs, (locations * 1000) / pacing.globalExchangesPerSecond) * this.#backoff
   }
 
+  #start(now: number, exchange: Exchange, paced: boolean): Promise<void> {
+    if (paced) this.#lastExchangeAt = now
+    return (this.#exchanging = this.#exchange(now, exchange).finally(() => (this.#exchanging = undefined)))
+  }
+
   async #exchange(now: number, exchange: Exchange): Promise<void> {
-    const started = Date.now()
+    const started = (this.#lastExchangeWallMs = this.#wallClock())
+    let sent = false
     try {
-      if (!this.aggregator.restored) {
-        this.#view = await exchange(null)
-        this.aggregator.restoreFrom(this.#view, now)
-      }
-      this.#view = await exchange(this.aggregator.state())
-      this.#backoff = Date.now() - started > SLOW_EXCHANGE_MS ? Math.min(MAX_BACKOFF, this.#backoff * 2) : 1
+      if (!this.aggregator.restored) this.#restore(await exchange(null, undefined, now), now)
+      // The mark and the state are taken in one synchronous step: the state holds exactly the grants up to the mark.
+      const mark = this.grants.newest()
+      const state = this.#outgoing()
+      this.#dirty = false
+      sent = true
+      const answer = await exchange(state, mark, now)
+      this.#adopt(answer)
+      this.grants.acknowledge(answer.grants)
+      this.#backoff = this.#wallClock() - started > SLOW_EXCHANGE_MS ? Math.min(MAX_BACKOFF, this.#backoff * 2) : 1
     } catch {
       // The global object is unreachable: keep the last view (or this location alone) and try again later.
+      if (sent) this.#dirty = true
       this.#backoff = Math.min(MAX_BACKOFF, this.#backoff * 2)
-    } finally {
-      this.#lastExchangeAt = now
     }
+  }
+
+  /**
+   * Adopts the global copy of this location, then adds the grants earlier instances logged past its mark: the
+   * copy holds every grant up to the mark and none after it.
+   */
+  #restore(view: ExchangeAnswer, now: number): void {
+    if (this.aggregator.restored) return
+    this.#adopt(view)
+    this.aggregator.restoreFrom(view, now)
+    const held = view.grants?.log === this.grants.newest().log ? view.grants.id : 0
+    for (const grant of this.grants.carried) if (grant.id > held) this.aggregator.add(grant.deltas)
+    this.grants.acknowledge(view.grants)
+  }
+
+  #adopt(view: ExchangeAnswer): void {
+    this.#view = view
+    for (const location in view.locations) this.#knownAt = Math.max(this.#knownAt, view.locations[location]!.updatedAt)
+    this.#heldAt = Math.max(this.#heldAt, view.locations[this.aggregator.location]?.updatedAt ?? 0)
+  }
+
+  /**
+   * The state to send, dated no earlier than the global copy or this stage's clock: grants alone do not move the
+   * aggregator's `updatedAt` (0 after a restart), and a copy dated 0 would be ignored or forgotten at once.
+   */
+  #outgoing(): LocationState {
+    const state = this.aggregator.state()
+    const at = Math.max(this.#heldAt, this.#knownAt)
+    return state.updatedAt >= at ? state : { counts: state.counts, updatedAt: at }
   }
 }

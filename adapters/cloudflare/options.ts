@@ -15,19 +15,19 @@ export interface DurableObjectCoordinatorOptions {
    * The names of those two bindings in wrangler.jsonc: the objects find each other in their env by name
    * (a stub cannot be passed over RPC). Default `{ counters: 'WR_COUNTER', global: 'WR_GLOBAL' }`.
    */
-  bindingNames?: { counters?: string; global?: string }
+  bindingNames?: { counters?: string | undefined; global?: string | undefined } | undefined
   /** Shortest interval between a location object's exchanges with the global object, in ms. Default 1000. */
-  exchangeIntervalMs?: number
+  exchangeIntervalMs?: number | undefined
   /** Exchanges per second the global object should get from all locations together; more colos → each exchanges less often. Default 50. */
-  globalExchangesPerSecond?: number
+  globalExchangesPerSecond?: number | undefined
   /** Where the workers of a colo share the last answer; `false` turns sharing off. Default `caches.default` when the runtime has it. */
-  cache?: CacheLike | false
+  cache?: CacheLike | false | undefined
   /** Oldest shared answer a worker with nothing to report uses instead of calling its location object, in ms. Default 1000. */
-  cacheMaxAgeMs?: number
+  cacheMaxAgeMs?: number | undefined
   /** Tries per call for errors Cloudflare marks `retryable` (never `overloaded` ones). Default 3. */
-  attempts?: number
+  attempts?: number | undefined
   /** Delay before the first retry, doubled for each further one (±50% jitter), in ms. Default 25. */
-  retryDelayMs?: number
+  retryDelayMs?: number | undefined
 }
 
 export interface ResolvedCloudflareOptions {

@@ -6,6 +6,8 @@
  */
 import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../src/coordination/coordinator.ts'
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
+import type { GrantMark } from './grant-log.ts'
+import type { ExchangeAnswer } from './location-stage.ts'
 
 export const DRIVER_NAME = 'cloudflare'
 
@@ -60,9 +62,11 @@ export interface CounterObjectRpc {
 export interface GlobalObjectRpc {
   /**
    * Stores `state` as `location`'s (null: only read) and answers with every location; `now` is the caller's
-   * clock. The answer carries the room's epoch: the stored one, or `epoch` — stored now — if there is none.
+   * clock. The answer carries the room's epoch: the stored one, or `epoch` — stored now — if there is none
+   * (an alarm's exchange has no candidate and creates none). `grants` is the mark of the newest grant `state`
+   * holds, stored with it; the answer carries the mark of the stored copy of `location` (grant-log.ts).
    */
-  exchange(location: string, state: LocationState | null, now: number, epoch: RoomEpoch): Promise<RoomState>
+  exchange(location: string, state: LocationState | null, now: number, epoch?: RoomEpoch, grants?: GrantMark): Promise<ExchangeAnswer>
 }
 
 /** One counter object per (room, location), seed 001; scope `*` (ANYWHERE) is the room's Anywhere counter. Room ids cannot contain `:`. */

@@ -17,23 +17,23 @@ import { ensureEpoch, readRoomState, type StateSettings } from './room-state.ts'
 
 export interface DenoKvCoordinatorOptions {
   /** First parts of every key the adapter writes, to share a database with other data. Default `['hono-waiting-room']`. */
-  prefix?: KvKey
+  prefix?: KvKey | undefined
   /**
    * Consistency of the state read in `sync`. `strong` (default) sees every report so far; `eventual` may read
    * a nearby replica on Deno Deploy — faster, a moment behind. Counters are always read strongly.
    */
-  stateConsistency?: KvConsistency
+  stateConsistency?: KvConsistency | undefined
   /** Most overlapping increments of one counter combined into one commit (1–998). Default 100. */
-  maxBatch?: number
+  maxBatch?: number | undefined
   /**
    * Attempts per counter round while other isolates keep winning the check, and per KV call while a shared
    * database file is locked by another process, before the call fails. Default 20.
    */
-  maxAttempts?: number
+  maxAttempts?: number | undefined
   /** Most mutations per commit when applying a report (a field, or a once key and its deltas); a bigger report is split (1–998). Default 500. */
-  fieldsPerCommit?: number
+  fieldsPerCommit?: number | undefined
   /** How long a report id is remembered, in ms, so a retried report is applied once. Default 10 minutes. */
-  reportIdTtlMs?: number
+  reportIdTtlMs?: number | undefined
 }
 
 const DEFAULT_PREFIX: KvKey = ['hono-waiting-room']

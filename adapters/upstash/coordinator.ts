@@ -14,11 +14,11 @@ import { incrementScript, syncScript, takeSlotScript } from './scripts.ts'
 
 export interface UpstashCoordinatorOptions {
   /** First part of every key, `{prefix}:{room}:…`; apps sharing one database need their own. Default `wr`. */
-  prefix?: string
+  prefix?: string | undefined
   /** Seconds a report id is remembered, so a retried report is applied once. Default 600 (10 minutes). */
-  reportIdTtlSeconds?: number
+  reportIdTtlSeconds?: number | undefined
   /** How often workers report, in ms, when the middleware's `syncIntervalMs` is not set. Default: unset (the middleware's 1000). */
-  preferredSyncIntervalMs?: number
+  preferredSyncIntervalMs?: number | undefined
 }
 
 export interface UpstashCoordinator extends Coordinator {

@@ -14,9 +14,9 @@ export interface WaitingRoomAdminOptions {
    */
   token: string | string[]
   /** The realm named in `WWW-Authenticate: Bearer realm="…"` challenges. Default `hono-waiting-room`. */
-  realm?: string
+  realm?: string | undefined
   /** Prefix of the Prometheus metric names (`<prefix>_decisions_total`, …). Default `waiting_room`. */
-  metricsPrefix?: string
+  metricsPrefix?: string | undefined
 }
 
 export interface ResolvedAdminOptions {

@@ -4,7 +4,6 @@
  * and events to an unstorage storage that every worker reads again in the background, so a change made
  * anywhere is seen everywhere within one refresh. An active event's fields override both.
  */
-import { createStorage, type Storage } from 'unstorage'
 import { z } from 'zod'
 import { eventPhaseAt, normalizeEvents, type EventPhase, type RoomEvent } from './events.ts'
 import type { QueueingMethod } from './plan.ts'
@@ -49,12 +48,39 @@ export interface EffectiveSettings extends RoomSettings {
   phase: EventPhase
 }
 
+/**
+ * Where runtime settings and events are kept: the two methods the room calls. An unstorage `Storage`
+ * (`createStorage(...)`: fs, Redis, Cloudflare KV, Deno KV…) fits as is. Typed structurally rather than as
+ * unstorage's `Storage` so the public types do not pull unstorage's driver typings (which need packages
+ * most apps lack: a `skipLibCheck: false` build would fail) nor make unstorage a dependency.
+ */
+export interface SettingsStorage {
+  /** The value stored under `key` (as JSON would bring it back), or null/undefined when there is none. */
+  getItem(key: string): Promise<unknown>
+  /** Stores a JSON-serialisable value under `key`. */
+  setItem(key: string, value: unknown): Promise<void>
+}
+
+/** The default storage: this process's memory. Values go through JSON, as unstorage's memory driver does. */
+export function memorySettingsStorage(): SettingsStorage {
+  const items = new Map<string, string>()
+  return {
+    getItem: async (key) => {
+      const json = items.get(key)
+      return json === undefined ? null : JSON.parse(json)
+    },
+    setItem: async (key, value) => {
+      items.set(key, JSON.stringify(value))
+    },
+  }
+}
+
 /** Storage keys: `waiting-room:<roomId>:settings` and `…:events`. */
 const key = (roomId: string, what: 'settings' | 'events') => `waiting-room:${roomId}:${what}`
 
 export class SettingsSource {
   readonly roomId: string
-  readonly storage: Storage
+  readonly storage: SettingsStorage
   readonly base: RoomSettings
   #overrides: SettingsPatch = {}
   #events: RoomEvent[]
@@ -65,11 +91,11 @@ export class SettingsSource {
   #lastLoadAt = Number.NEGATIVE_INFINITY
   readonly refreshMs: number
 
-  constructor(roomId: string, base: RoomSettings, events: RoomEvent[], storage: Storage | undefined, refreshMs: number) {
+  constructor(roomId: string, base: RoomSettings, events: RoomEvent[], storage: SettingsStorage | undefined, refreshMs: number) {
     this.roomId = roomId
     this.base = base
     this.#events = events
-    this.storage = storage ?? createStorage()
+    this.storage = storage ?? memorySettingsStorage()
     this.refreshMs = refreshMs
   }
 
@@ -90,8 +116,8 @@ export class SettingsSource {
     this.#loading ??= (async () => {
       try {
         const [overrides, events] = await Promise.all([
-          this.storage.getItem<SettingsPatch>(key(this.roomId, 'settings')),
-          this.storage.getItem<unknown[]>(key(this.roomId, 'events')),
+          this.storage.getItem(key(this.roomId, 'settings')),
+          this.storage.getItem(key(this.roomId, 'events')),
         ])
         const patch = settingsPatchSchema.safeParse(overrides ?? {})
         if (patch.success) this.#overrides = patch.data

@@ -34,7 +34,7 @@ export interface MemoryCoordinatorOptions {
    * exchanges on every sync — nothing is remote in one process. The simulator sets seconds here to model
    * propagation lag between locations.
    */
-  exchangeIntervalMs?: number
+  exchangeIntervalMs?: number | undefined
 }
 
 interface Counter {

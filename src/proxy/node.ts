@@ -33,9 +33,9 @@ export { proxyUpgrades, type UpgradeProxy } from './node-upgrade.ts'
 
 export interface NodeTransportOptions {
   /** Most connections to the origin at once; more requests wait for one. Default: no limit (Node's). */
-  maxSockets?: number
+  maxSockets?: number | undefined
   /** Ms an idle keep-alive connection to the origin stays open. Default 4000 (below Node servers' 5 s, so the origin never closes one under us). */
-  keepAliveMs?: number
+  keepAliveMs?: number | undefined
 }
 
 /** Statuses whose responses have no body. */

@@ -27,7 +27,7 @@ export interface ProxyOptions {
   /** Base URL of the site behind the room, e.g. `http://127.0.0.1:8080` (a path prefix is kept). Required. */
   origin: string | URL
   /** The waiting room in front of every request. Default: `waitingRoom()`'s defaults. */
-  room?: WaitingRoomOptions
+  room?: WaitingRoomOptions | undefined
   /** The client's address (the TCP peer); runtime-specific, so passed in (the CLI uses conninfo). Default: unknown. */
   clientAddress?: (c: Context) => string | undefined
   /**
@@ -35,20 +35,20 @@ export interface ProxyOptions {
    * their addresses / CIDR ranges (`['10.0.0.0/8', '::1']`). Default: none — the client's forwarding
    * headers are replaced by what the proxy itself sees, and `Forwarded` is dropped.
    */
-  trustProxy?: TrustProxy
+  trustProxy?: TrustProxy | undefined
   /**
    * The host names this proxy answers for (`['shop.example', '*.shop.example']`; a name without a port
    * matches any port). Another Host gets 421, no Host at all 400, before the room or origin. Default: any.
    */
-  publicHosts?: string | readonly string[]
+  publicHosts?: string | readonly string[] | undefined
   /** Ms the origin may take to send response headers once it has the whole request, else 504. Bodies are not limited. Default 30000. */
-  originTimeoutMs?: number
+  originTimeoutMs?: number | undefined
   /** How the origin is reached. Default: `fetchTransport({ fetch })`; on Node, `nodeTransport()` from `./node.ts` forwards bytes exactly. */
-  transport?: OriginTransport
+  transport?: OriginTransport | undefined
   /** The fetch of the default transport (tests, service bindings). Default: the global `fetch`. */
-  fetch?: typeof fetch
+  fetch?: typeof fetch | undefined
   /** Told about each failed origin request (502/504). Default: one `console.error` line. */
-  onOriginError?: (error: unknown, request: Request) => void
+  onOriginError?: ((error: unknown, request: Request) => void) | undefined
 }
 
 /** The proxy app's variables: the room's decision, and what the proxy concluded about the client. */

@@ -65,9 +65,9 @@ export class OriginTimeout extends Error {
 
 export interface FetchTransportOptions {
   /** The fetch to call (tests, service bindings). Default: the global `fetch`. */
-  fetch?: typeof fetch
+  fetch?: typeof fetch | undefined
   /** Whether this fetch decodes gzip/deflate/br bodies by itself. Default: true, except on Bun (`decompress: false`). */
-  decodesBodies?: boolean
+  decodesBodies?: boolean | undefined
 }
 
 /** Content codings every decoding fetch we run on undoes by itself (undici, Deno, workerd). */

@@ -13,24 +13,24 @@ import { WaitingRoomError } from '../errors.ts'
 
 export interface CoverageOptions {
   /** Covered path prefixes (`/shop` covers `/shop` and `/shop/…`, any case; `*` matches one segment). Default: every path. */
-  paths?: string[]
+  paths?: string[] | undefined
   /** Covered host names (case-insensitive, port ignored). Default: every host. */
-  hosts?: string[]
+  hosts?: string[] | undefined
   /** Requests that skip the room (not counted). Default: none. */
   bypass?: {
     /** Path prefixes, matched like `paths` but case-sensitively, and never for an ambiguous path. */
-    paths?: string[]
+    paths?: string[] | undefined
     /** Methods, e.g. `['OPTIONS']`. HEAD follows GET. */
-    methods?: string[]
+    methods?: string[] | undefined
     /** Any other rule. */
-    when?: (c: Context) => boolean | Promise<boolean>
-  }
+    when?: ((c: Context) => boolean | Promise<boolean>) | undefined
+  } | undefined
   /**
    * Let verified crawlers through. `true` trusts only a platform's verification (Cloudflare's
    * `request.cf.botManagement.verifiedBot`); elsewhere pass your own check, since a user agent alone is forgeable.
    * Default false.
    */
-  bypassCrawlers?: boolean | ((c: Context) => boolean | Promise<boolean>)
+  bypassCrawlers?: boolean | ((c: Context) => boolean | Promise<boolean>) | undefined
 }
 
 /** Why servers may disagree on what a path means. */

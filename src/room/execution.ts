@@ -9,14 +9,20 @@ import type { Context } from 'hono'
 export function waitUntilOf(c: Context): ((promise: Promise<unknown>) => void) | undefined {
   // @hono/node-server has no execution context, and asking Hono for one throws: an Error with its stack
   // on every background report (4–8% of a new user's CPU under node-server, bench/results/latest.md).
-  if ((c.env as { incoming?: unknown } | undefined)?.incoming) return undefined
+  if (noExecutionContext || (c.env as { incoming?: unknown } | undefined)?.incoming) return undefined
   try {
     const ctx = c.executionCtx
     return ctx.waitUntil.bind(ctx)
   } catch {
-    return undefined // not on a runtime with an execution context
+    // Not on a runtime with an execution context (Bun, Deno, Node): Hono throws an Error with its stack each
+    // time it is asked, so the answer is remembered for the process.
+    noExecutionContext = true
+    return undefined
   }
 }
+
+/** Set once a request showed that this runtime has no execution context (a runtime does not change). */
+let noExecutionContext = false
 
 /**
  * Hands `promise` to the request's `waitUntil` when there is one. The execution context is looked up only

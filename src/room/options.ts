@@ -5,7 +5,6 @@
  */
 import { z } from 'zod'
 import type { Context, Env } from 'hono'
-import type { Storage } from 'unstorage'
 import type { Coordinator } from '../coordination/coordinator.ts'
 import type { CoverageOptions } from './coverage.ts'
 import { eventSchema, type WaitingRoomEventInput } from '../admission/events.ts'
@@ -13,7 +12,7 @@ import { templateError } from '../page/template-check.ts'
 import { WaitingRoomError } from '../errors.ts'
 import { LANGUAGES } from '../page/messages.ts'
 import type { QueueingMethod } from '../admission/plan.ts'
-import type { RoomSettings } from '../admission/settings.ts'
+import type { RoomSettings, SettingsStorage } from '../admission/settings.ts'
 
 export type SameSite = 'auto' | 'lax' | 'strict' | 'none'
 export type SecureMode = 'auto' | 'always' | 'never'
@@ -21,83 +20,84 @@ export type FailMode = 'open' | 'closed'
 
 export interface CookieOptions {
   /** Cookie name. Default `__wroom`. */
-  name?: string
+  name?: string | undefined
   /** Appended as `name_suffix`, e.g. to run two rooms on one host. Default none. */
-  suffix?: string
+  suffix?: string | undefined
   /** `auto` (default): `None` over HTTPS (needs Secure, allows iframes), else `Lax` (seed 002). */
-  sameSite?: SameSite
+  sameSite?: SameSite | undefined
   /** `auto` (default): Secure exactly when the request is HTTPS. `never` cannot go with sameSite `none`. */
-  secure?: SecureMode
+  secure?: SecureMode | undefined
   /** Cookie Domain attribute. Default none (host-only). */
-  domain?: string
+  domain?: string | undefined
   /**
    * Add `Partitioned` (CHIPS) when the cookie is SameSite=None: an embedded room keeps its ticket where
    * third-party cookies are blocked, in a separate cookie per embedding site. Default false.
    */
-  partitioned?: boolean
+  partitioned?: boolean | undefined
 }
 
 export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions {
   /** Identifies the room in counters, state keys and tickets. Default `default`. */
-  roomId?: string
+  roomId?: string | undefined
   /** Users allowed on the protected routes at once. Default 200. */
-  totalActiveUsers?: number
+  totalActiveUsers?: number | undefined
   /** Users allowed to enter in any one minute. Default 200. */
-  newUsersPerMinute?: number
+  newUsersPerMinute?: number | undefined
   /** Minutes an admitted user counts as active after their last request (1–30). Default 5. */
-  sessionDurationMinutes?: number
+  sessionDurationMinutes?: number | undefined
   /** Sessions end `sessionDurationMinutes` after admission, however active the user is. Default false. */
-  disableSessionRenewal?: boolean
+  disableSessionRenewal?: boolean | undefined
   /** `fifo` (default) or `random`; `passthrough` queues nobody; `reject` shows a static page. */
-  queueingMethod?: QueueingMethod
+  queueingMethod?: QueueingMethod | undefined
   /** Queue every new user regardless of slots (wait unknown). Default false. */
-  queueAll?: boolean
+  queueAll?: boolean | undefined
   /** Let everyone through without a ticket. Default false. */
-  suspended?: boolean
+  suspended?: boolean | undefined
   /** Status of the queue page: 200 (default), 202 or 429. */
-  queueingStatusCode?: 200 | 202 | 429
+  queueingStatusCode?: 200 | 202 | 429 | undefined
   /** Answer `Accept: application/json` with the template variables as JSON. Default false. */
-  jsonResponseEnabled?: boolean
+  jsonResponseEnabled?: boolean | undefined
   /** Seconds between a queued user's check-ins (5–300), jittered per check-in. Default 20. */
-  refreshIntervalSeconds?: number
-  cookie?: CookieOptions
+  refreshIntervalSeconds?: number | undefined
+  cookie?: CookieOptions | undefined
   /**
    * Ticket keys, at least 32 characters each; the first seals, all open (rotation: put the new key first).
    * Default: the `WAITING_ROOM_SECRET` environment variable or binding; with neither, a random key per
    * process and one warning (tickets then do not survive a restart or work across processes).
    */
-  secret?: string | string[]
+  secret?: string | string[] | undefined
   /** A Mustache template replacing the default queue page. Default: the built-in page. */
-  template?: string
+  template?: string | undefined
   /**
    * Language of the default page when the browser's is not offered: one of `en`, `es`, `fr`, `de`, `it`, `pt`,
    * `nl`, `pl`, `ja`, `zh` (Simplified), `zh-Hant` (Traditional), `ko`, `ar`, `he`, `hi`, `tr`, `ru`, `uk`, `id`.
    * Default `en`.
    */
-  defaultTemplateLanguage?: string
+  defaultTemplateLanguage?: string | undefined
   /** Where the request is decided: a location name. Default: Cloudflare `cf.colo`, `DENO_REGION`, Vercel region, else `local`. */
-  location?: (c: Context<E>) => string
+  location?: ((c: Context<E>) => string) | undefined
   /** The shared state: an adapter, or a function of the request (for per-request bindings). Default: in-memory. */
-  coordinator?: Coordinator | ((c: Context<E>) => Coordinator)
+  coordinator?: Coordinator | ((c: Context<E>) => Coordinator) | undefined
   /** What new users get when the coordinator fails or times out: `open` admits, `closed` (default) queues. */
-  failMode?: FailMode
+  failMode?: FailMode | undefined
   /** Per-call timeout for the coordinator, in ms. Default 1000. */
-  coordinatorTimeoutMs?: number
+  coordinatorTimeoutMs?: number | undefined
   /** Shortest interval between background reports, in ms. Default: the coordinator's preference, else 1000. */
-  syncIntervalMs?: number
+  syncIntervalMs?: number | undefined
   /** Scheduled events with their own limits and optional prequeue (no two may overlap). Default none. */
-  events?: WaitingRoomEventInput[]
+  events?: WaitingRoomEventInput[] | undefined
   /** Origin response headers the room obeys: `['revoke']` lets `Waiting-Room-Command: revoke` end a session. Default none. */
-  enabledOriginCommands?: 'revoke'[]
+  enabledOriginCommands?: 'revoke'[] | undefined
   /**
-   * Where settings and events changed at runtime (admin API) are kept: any unstorage storage (fs, Redis,
-   * Cloudflare KV, Deno KV…), shared by every worker. Default: in memory, per process.
+   * Where settings and events changed at runtime (admin API) are kept, shared by every worker: anything with
+   * `getItem`/`setItem`, such as an unstorage storage (fs, Redis, Cloudflare KV, Deno KV…). Default: in memory,
+   * per process.
    */
-  storage?: Storage
+  storage?: SettingsStorage | undefined
   /** The clock, in ms since the epoch. Default `Date.now`; tests pass a fake one. */
-  clock?: () => number
+  clock?: (() => number) | undefined
   /** Randomness for refresh jitter and prequeue shuffles, in [0, 1). Default `Math.random`; tests pass a seeded one. */
-  random?: () => number
+  random?: (() => number) | undefined
 }
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max)
@@ -148,8 +148,8 @@ const optionsSchema = z
     events: z.array(eventSchema).optional(),
     enabledOriginCommands: z.array(z.enum(['revoke'])).optional(),
     storage: z
-      .custom<Storage>((value) => typeof value === 'object' && value !== null && 'getItem' in value && 'setItem' in value, {
-        message: 'expected an unstorage storage (createStorage(...))',
+      .custom<SettingsStorage>((value) => typeof value === 'object' && value !== null && 'getItem' in value && 'setItem' in value, {
+        message: 'expected a storage with getItem and setItem (an unstorage storage: createStorage(...))',
       })
       .optional(),
     paths: z.array(z.string().startsWith('/', 'paths start with /')).min(1).optional(),
@@ -205,7 +205,7 @@ export interface ResolvedOptions<E extends Env = Env> extends RoomSettings {
   random: () => number
   events: WaitingRoomEventInput[]
   enabledOriginCommands: 'revoke'[]
-  storage: Storage | undefined
+  storage: SettingsStorage | undefined
   coverage: CoverageOptions
 }
 

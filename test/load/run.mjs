@@ -181,7 +181,8 @@ function limitFor(needed, limits) {
   throw new Error(`a child needs ${needed} open files but ulimit -Hn is ${limits.hard}: lower the burst size or raise the limit`)
 }
 
-const CHILD_ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' }
+// NODE_PATH: better-sqlite3 (for --store) is installed in test/runtimes/ and found through it.
+const CHILD_ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_PATH: process.env.NODE_PATH ?? '', NODE_ENV: 'production' }
 
 async function startOrigin() {
   const origin = startChild('origin', process.execPath, [join(HERE, 'origin.mjs')], {

@@ -11,7 +11,8 @@ if (runtime === 'node') {
 export const adapter = await import('../index.ts')
 
 const Database =
-  runtime === 'bun' ? (await import('bun:sqlite')).Database : (await import('better-sqlite3')).default
+  // require(), not import(): better-sqlite3 is installed in test/runtimes/ and found through NODE_PATH.
+  runtime === 'bun' ? (await import('bun:sqlite')).Database : (await import('node:module')).createRequire(import.meta.url)('better-sqlite3')
 
 /** A new connection to the SQLite file at `path`. */
 export const openDatabase = (path) => new Database(path)

@@ -2,7 +2,8 @@
  * @module
  * The Worker the conformance suite talks to: `POST /coordinator/<method>` runs that method of a
  * `durableObjectCoordinator` inside workerd and answers with its JSON result, so counters, aggregation,
- * the Cache API and the objects all run in the real runtime. `?globalBinding=` misnames the global binding.
+ * the Cache API and the objects all run in the real runtime. `?globalBinding=` misnames the global binding;
+ * `?exchangeIntervalMs=` sets that option (how soon a location object's alarm exchanges after a grant).
  */
 import type { Coordinator } from '../../../src/coordination/coordinator.ts'
 import { durableObjectCoordinator } from '../coordinator.ts'
@@ -26,10 +27,12 @@ export default {
     const method = url.pathname.slice('/coordinator/'.length)
     if (!METHODS.has(method)) return new Response(`unknown method ${method}`, { status: 404 })
     const globalBinding = url.searchParams.get('globalBinding')
+    const exchangeIntervalMs = url.searchParams.get('exchangeIntervalMs')
     const coordinator = durableObjectCoordinator({
       counters: env.WR_COUNTER,
       global: env.WR_GLOBAL,
       ...(globalBinding === null ? {} : { bindingNames: { global: globalBinding } }),
+      ...(exchangeIntervalMs === null ? {} : { exchangeIntervalMs: Number(exchangeIntervalMs) }),
     })
     try {
       const call = coordinator[method as 'increment'] as (argument: unknown) => Promise<unknown>

@@ -9,6 +9,8 @@ import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../../src/coordination/state.ts'
 import { WaitingRoomCounter } from '../counter-object.ts'
 import { WaitingRoomGlobal } from '../global-object.ts'
+import type { GrantMark } from '../grant-log.ts'
+import type { ExchangeAnswer } from '../location-stage.ts'
 import type { ObjectRoute } from '../protocol.ts'
 
 export type CallCounts = Record<string, number>
@@ -46,16 +48,16 @@ export class CountingCounter extends WaitingRoomCounter {
 
   /** Runs the cleanup alarm now. */
   async cleanUp(): Promise<void> {
-    await this.alarm()
+    await this.runAlarm(true)
   }
 }
 
 export class CountingGlobal extends WaitingRoomGlobal {
   #calls: CallCounts = {}
 
-  override async exchange(location: string, state: LocationState | null, now: number, epoch: RoomEpoch): Promise<RoomState> {
+  override async exchange(location: string, state: LocationState | null, now: number, epoch?: RoomEpoch, grants?: GrantMark): Promise<ExchangeAnswer> {
     this.#calls.exchange = (this.#calls.exchange ?? 0) + 1
-    return super.exchange(location, state, now, epoch)
+    return super.exchange(location, state, now, epoch, grants)
   }
 
   async calls(): Promise<CallCounts> {

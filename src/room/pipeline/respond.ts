@@ -11,6 +11,7 @@ import type { Snapshot } from '../../admission/snapshot.ts'
 import { messagesFor } from '../../page/messages.ts'
 import { renderQueuePage } from '../../page/queue-page.ts'
 import { queueVariables } from '../../page/queue-variables.ts'
+import { requestHeaderOf } from '../../ticket/cookie.ts'
 import type { Room } from '../room.ts'
 
 export interface QueueView {
@@ -24,7 +25,7 @@ export interface QueueView {
 /** The queue page (or JSON) for a queued or rejected user. */
 export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view: QueueView, now: number): Response {
   const { o } = room
-  const messages = messagesFor(c.req.header('accept-language'), o.defaultTemplateLanguage)
+  const messages = messagesFor(requestHeaderOf(c, 'accept-language') ?? undefined, o.defaultTemplateLanguage)
   const variables = queueVariables({
     settings: s,
     snapshot: view.snapshot,
@@ -41,7 +42,7 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
   const status = statusFor(c.req.method, s.queueingStatusCode)
   if (!reading) c.header('Retry-After', String(Math.max(1, view.refresh || o.refreshIntervalSeconds)))
   // An API client's write gets JSON it can parse whenever it asks for it; pages are for browsers' reads.
-  const wantsJson = (c.req.header('accept') ?? '').toLowerCase().includes('application/json')
+  const wantsJson = (requestHeaderOf(c, 'accept') ?? '').toLowerCase().includes('application/json')
   if (wantsJson && (o.jsonResponseEnabled || !reading)) return c.json({ waitingRoom: variables }, status)
   return c.html(renderQueuePage(variables, s.template, messages), status)
 }
