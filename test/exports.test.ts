@@ -6,7 +6,13 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 
 const readJson = (name: string) => JSON.parse(readFileSync(new URL(`../${name}`, import.meta.url), 'utf8'))
-const npmExports: Record<string, { types?: string; import?: string }> = readJson('package.json').exports
+type Target = { types?: string; default?: string }
+/** Every subpath but `./package.json` (npm only), as its `import` condition: the ES module and its types. */
+const npmExports: Record<string, Target> = Object.fromEntries(
+  Object.entries(readJson('package.json').exports as Record<string, { import?: Target } | string>)
+    .filter(([subpath]) => subpath !== './package.json')
+    .map(([subpath, target]) => [subpath, typeof target === 'string' ? {} : (target.import ?? {})]),
+)
 const denoExports: Record<string, string> = readJson('deno.json').exports
 
 /** `./dist/adapters/memory/index.js` → `./adapters/memory/index.ts`; undefined when not under ./dist. */
@@ -20,7 +26,7 @@ describe('package exports', () => {
 
   it('points every subpath at the same module', () => {
     for (const [subpath, target] of Object.entries(npmExports)) {
-      expect({ subpath, module: sourceOf(target.import, /\.js$/) }).toEqual({ subpath, module: denoExports[subpath] })
+      expect({ subpath, module: sourceOf(target.default, /\.js$/) }).toEqual({ subpath, module: denoExports[subpath] })
       expect({ subpath, types: sourceOf(target.types, /\.d\.ts$/) }).toEqual({ subpath, types: denoExports[subpath] })
     }
   })

@@ -141,7 +141,14 @@ export class WorkerLink {
   async ready(coordinator: Coordinator, location: string, now: number): Promise<Snapshot> {
     // A cold start, or a worker idle for longer than a snapshot may be used (and not failing: after a failed
     // try it decides from what it has): the room may have filled meanwhile, so it waits for one sync.
-    if (!this.#state || now - this.#lastSyncAt > this.options.maxSnapshotAgeMs) await this.sync(coordinator, location, now)
+    if (!this.#state || now - this.#lastSyncAt > this.options.maxSnapshotAgeMs) {
+      const withTrailing = this.sync(coordinator, location, now)
+      // Wait for the exchange itself, not for a trailing report one interval later (a request must not wait
+      // on a timer: in the simulator's virtual time that would never fire).
+      const exchange = this.#syncing ?? withTrailing
+      withTrailing.catch(() => {})
+      await exchange
+    }
     return this.snapshot(now)!
   }
 

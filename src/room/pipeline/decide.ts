@@ -109,7 +109,7 @@ async function askForSlot(
           ? randomLimits(plan, location, releasedFraction(o.roomId, minute, now - minute * MINUTE_MS))
           : fifoLimits(plan, location, ticket ? asked.bucketId : undefined)
       if (!limits) asked.reason = 'not-eligible'
-      else if (mayHaveSlot(snapshot, location, limits)) {
+      else if (limits.localLimit > 0 || limits.anywhereLimit > 0) {
         const slot = takeSlot(coordinator, {
           roomId: o.roomId,
           location,
@@ -137,17 +137,6 @@ async function askForSlot(
     asked.reason = o.failMode === 'open' ? 'fail-open' : 'fail-closed'
   }
   return asked
-}
-
-/**
- * Whether a counter call can grant anything: not when every counter with a limit is already seen used up. A
- * counter never holds fewer grants than the reports show (else it lost its state), so skipping it then costs
- * no admission — and a crowd at a full room makes no coordinator call at all.
- */
-function mayHaveSlot(snapshot: Snapshot, location: string, limits: CounterLimits): boolean {
-  const taken = snapshot.takenThisMinute
-  const local = limits.localLimit > 0 && (taken.locations[location] ?? 0) < limits.localLimit
-  return local || (limits.anywhereLimit > 0 && taken.anywhere < limits.anywhereLimit)
 }
 
 /** A granting counter whose count is below what this minute's reports already showed taken from it. */
