@@ -4,12 +4,32 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
+import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const SRC = path.join(ROOT, 'src')
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/g
 const MAX_LINES = 250
+/** "Functions a reader can hold in their head (~80 lines at most)". */
+const MAX_FUNCTION_LINES = 85
+
+/** Functions (declarations, arrows, methods) longer than `limit` lines, as `file:line name (n lines)`. */
+function longFunctions(file: string, limit: number): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
+  const found: string[] = []
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart()).line
+      const lines = source.getLineAndCharacterOfPosition(node.end).line - first + 1
+      const name = 'name' in node && node.name ? (node.name as ts.Node).getText(source) : '(anonymous)'
+      if (lines > limit) found.push(`${path.relative(ROOT, file)}:${first + 1} ${name} (${lines} lines)`)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -71,6 +91,12 @@ describe('architecture', () => {
     const graph = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', []]])
     expect(findCycle(graph)).toEqual(['a', 'b', 'c', 'a'])
     expect(findCycle(new Map([['a', ['b']], ['b', []]]))).toBeUndefined()
+  })
+
+  it(`no function over ~80 lines (${MAX_FUNCTION_LINES})`, () => {
+    expect(files.flatMap((file) => longFunctions(file, MAX_FUNCTION_LINES))).toEqual([])
+    // The finder finds one (so the check above can fail).
+    expect(longFunctions(path.join(SRC, 'room', 'middleware.ts'), 10).length).toBeGreaterThan(0)
   })
 
   it(`no file over ${MAX_LINES} lines without a reason at its top ("Longer than ${MAX_LINES} lines because …")`, () => {

@@ -110,25 +110,6 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
     }
   }
 
-  const preview = async (c: Context, input: PreviewInput): Promise<Response> => {
-    const now = clock()
-    if (!room.settings.loaded) await room.settings.load(now).catch(() => {}) // a preview works from the options too
-    const settings = room.settings.at(now)
-    const messages = messagesFor(input.language ?? c.req.header('accept-language'), room.options.defaultTemplateLanguage)
-    const variables = previewVariables(input, { settings, refreshIntervalSeconds: room.options.refreshIntervalSeconds, now, messages })
-    if ((c.req.header('accept') ?? '').includes('application/json')) return c.json({ waitingRoom: variables })
-    let html: string
-    try {
-      html = renderQueuePage(variables, input.template ?? settings.template, messages)
-    } catch (error) {
-      // The template under trial failed to parse: the caller's field. The room's own template failing is a server error.
-      if (input.template === undefined) throw error
-      return invalid(c, [{ path: 'template', message: `Mustache: ${(error as Error)?.message ?? error}` }])
-    }
-    c.header('Content-Language', messages.lang)
-    return c.html(html)
-  }
-
   const admin = new Hono()
 
   admin.use('*', async (c, next) => {
@@ -167,6 +148,25 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
     return c.json(settingsBody(now))
   })
 
+  eventRoutes(admin, room)
+
+  admin.get('/metrics', async (c) => {
+    // During a coordinator outage the counters (errors, fallbacks) matter most: serve them without the gauges.
+    const view = await viewOf(c).catch(() => undefined)
+    return c.body(renderPrometheus(roomMetricFamilies(room, view, o.metricsPrefix)), 200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE })
+  })
+
+  admin.get('/preview', zValidator('query', previewSchema, validationHook), (c) => previewResponse(room, c, c.req.valid('query')))
+  admin.post('/preview', requireJson, zValidator('json', previewSchema, validationHook), (c) => previewResponse(room, c, c.req.valid('json')))
+
+  admin.onError(adminError)
+
+  return admin
+}
+
+/** `GET|POST /events`, `DELETE /events/:id`: the room's scheduled events, in its storage. */
+function eventRoutes(admin: Hono, room: RoomHandle): void {
+  const clock = room.options.clock
   admin.get('/events', async (c) => {
     await fromStorage(room.settings.load(clock()))
     return c.json({ events: room.settings.events() })
@@ -195,32 +195,43 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
     await fromStorage(room.settings.setEvents(existing.filter((e) => e !== event), now))
     return c.json({ deleted: event })
   })
+}
 
-  admin.get('/metrics', async (c) => {
-    // During a coordinator outage the counters (errors, fallbacks) matter most: serve them without the gauges.
-    const view = await viewOf(c).catch(() => undefined)
-    return c.body(renderPrometheus(roomMetricFamilies(room, view, o.metricsPrefix)), 200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE })
-  })
+/** The queue page (or its JSON) as the room would show it, with a template or event under trial. */
+async function previewResponse(room: RoomHandle, c: Context, input: PreviewInput): Promise<Response> {
+  const clock = room.options.clock
+  const now = clock()
+  if (!room.settings.loaded) await room.settings.load(now).catch(() => {}) // a preview works from the options too
+  const settings = room.settings.at(now)
+  const messages = messagesFor(input.language ?? c.req.header('accept-language'), room.options.defaultTemplateLanguage)
+  const variables = previewVariables(input, { settings, refreshIntervalSeconds: room.options.refreshIntervalSeconds, now, messages })
+  if ((c.req.header('accept') ?? '').includes('application/json')) return c.json({ waitingRoom: variables })
+  let html: string
+  try {
+    html = renderQueuePage(variables, input.template ?? settings.template, messages)
+  } catch (error) {
+    // The template under trial failed to parse: the caller's field. The room's own template failing is a server error.
+    if (input.template === undefined) throw error
+    return invalid(c, [{ path: 'template', message: `Mustache: ${(error as Error)?.message ?? error}` }])
+  }
+  c.header('Content-Language', messages.lang)
+  return c.html(html)
+}
 
-  admin.get('/preview', zValidator('query', previewSchema, validationHook), (c) => preview(c, c.req.valid('query')))
-  admin.post('/preview', requireJson, zValidator('json', previewSchema, validationHook), (c) => preview(c, c.req.valid('json')))
-
-  admin.onError((error, c) => {
-    if (error instanceof HTTPException) {
-      if (error.res) return error.getResponse()
-      // hono's own 400s (malformed JSON) in our shape
-      if (error.status === 400) return invalid(c, [{ path: '', message: error.message }])
-      return c.json({ error: 'http_error', message: error.message }, error.status)
-    }
-    if (error instanceof WaitingRoomError) {
-      const message = error.message.replace(/^\[hono-waiting-room\] /, '')
-      if (error.code === 'ERR_WR_CONFLICT') return c.json({ error: 'conflict', message }, 409)
-      if (error.code === 'ERR_WR_OPTIONS') return invalid(c, [{ path: '', message }])
-      if (error.code === 'ERR_WR_COORDINATOR') return c.json({ error: 'coordinator_unavailable', message }, 503)
-    }
-    console.error('[hono-waiting-room] admin API error', error)
-    return c.json({ error: 'internal', message: 'see the server log' }, 500)
-  })
-
-  return admin
+/** Errors in the admin API's own shape: `{ error, message }` (or `issues` for a 400). */
+function adminError(error: Error, c: Context): Response {
+  if (error instanceof HTTPException) {
+    if (error.res) return error.getResponse()
+    // hono's own 400s (malformed JSON) in our shape
+    if (error.status === 400) return invalid(c, [{ path: '', message: error.message }])
+    return c.json({ error: 'http_error', message: error.message }, error.status)
+  }
+  if (error instanceof WaitingRoomError) {
+    const message = error.message.replace(/^\[hono-waiting-room\] /, '')
+    if (error.code === 'ERR_WR_CONFLICT') return c.json({ error: 'conflict', message }, 409)
+    if (error.code === 'ERR_WR_OPTIONS') return invalid(c, [{ path: '', message }])
+    if (error.code === 'ERR_WR_COORDINATOR') return c.json({ error: 'coordinator_unavailable', message }, 503)
+  }
+  console.error('[hono-waiting-room] admin API error', error)
+  return c.json({ error: 'internal', message: 'see the server log' }, 500)
 }

@@ -65,6 +65,79 @@ export interface Snapshot {
 export const sessionWindowStart = (minute: number, sessionDurationMinutes: number): number =>
   minute - sessionDurationMinutes
 
+/** The minutes a snapshot reads each kind of field in. */
+interface Windows {
+  minute: number
+  activeFrom: number
+  waitingFrom: number
+  trafficMinute: number
+  averageFrom: number
+}
+
+/** What the fields of every location add up to while a snapshot is built. */
+class Totals {
+  admissionsInAverage = 0
+  oldestAdmissionMinute: number
+  readonly waitingByBucket = new Map<number, number>()
+  readonly traffic: Record<string, number> = {}
+  readonly takenLastMinute = { locations: {} as Record<string, number>, anywhere: 0 }
+  readonly takenThisMinute = { locations: {} as Record<string, number>, anywhere: 0 }
+  readonly revoked = new Set<string>()
+  recovering = false
+  readonly w: Windows
+
+  constructor(w: Windows) {
+    this.w = w
+    this.oldestAdmissionMinute = w.minute
+  }
+
+  /** Adds `value` to the counter use of `name` (or Anywhere) in the minute it belongs to, if one of the two. */
+  taken(at: number, name: string, local: number, anywhere: number): void {
+    const into = at === this.w.minute ? this.takenThisMinute : at === this.w.minute - 1 ? this.takenLastMinute : undefined
+    if (!into) return
+    into.locations[name] = (into.locations[name] ?? 0) + local
+    into.anywhere += anywhere
+  }
+
+  /** One field of location `name` (see state.ts for the fields). */
+  add(name: string, summary: LocationSummary, field: string, value: number): void {
+    const { w } = this
+    const at = fieldMinute(field)
+    switch (field.charCodeAt(0)) {
+      case 97: // a: active
+        if (at >= w.activeFrom && at <= w.minute) summary.activeUsers += value
+        break
+      case 110: // n: admissions
+        this.taken(at, name, value, 0)
+        if (at === w.minute) summary.admittedThisMinute += value
+        else if (at >= w.averageFrom && at < w.minute) {
+          this.admissionsInAverage += value
+          if (at < this.oldestAdmissionMinute) this.oldestAdmissionMinute = at
+        }
+        break
+      case 121: // y: admissions through the Anywhere counter, which are not the location counter's
+        this.taken(at, name, -value, value)
+        break
+      case 116: // t: traffic
+        if (at === w.trafficMinute) this.traffic[name] = (this.traffic[name] ?? 0) + value
+        break
+      case 119: // w: waiting
+        if (at >= w.waitingFrom && at <= w.minute) {
+          const bucketId = Number(field.slice(field.indexOf('.') + 1))
+          this.waitingByBucket.set(bucketId, (this.waitingByBucket.get(bucketId) ?? 0) + value)
+          summary.waitingUsers += value
+        }
+        break
+      case 120: // x: revoked ticket
+        if (at >= w.activeFrom && value > 0) this.revoked.add(field.slice(field.indexOf('.') + 1))
+        break
+      case 82: // R: state lost in minute `at`; sessions counted before it last through at + sessionDuration
+        if (at >= w.activeFrom - 1 && value > 0) this.recovering = true
+        break
+    }
+  }
+}
+
 export function buildSnapshot(
   state: RoomState,
   now: number,
@@ -72,70 +145,21 @@ export function buildSnapshot(
   waitingWindow = WAITING_WINDOW_MINUTES,
 ): Snapshot {
   const minute = minuteOf(now)
-  const activeFrom = sessionWindowStart(minute, sessionDurationMinutes)
-  const waitingFrom = minute - waitingWindow + 1
-  const trafficMinute = minute - TRAFFIC_REFERENCE_AGE
-  const averageFrom = minute - ADMISSIONS_AVERAGE_MINUTES
-
+  const totals = new Totals({
+    minute,
+    activeFrom: sessionWindowStart(minute, sessionDurationMinutes),
+    waitingFrom: minute - waitingWindow + 1,
+    trafficMinute: minute - TRAFFIC_REFERENCE_AGE,
+    averageFrom: minute - ADMISSIONS_AVERAGE_MINUTES,
+  })
   let activeUsers = 0
   let admittedThisMinute = 0
   let waitingUsers = 0
-  let oldestAdmissionMinute = minute
-  let admissionsInAverage = 0
-  const waitingByBucket = new Map<number, number>()
-  const traffic: Record<string, number> = {}
   const locations: Record<string, LocationSummary> = {}
-  const takenLastMinute = { locations: {} as Record<string, number>, anywhere: 0 }
-  const takenThisMinute = { locations: {} as Record<string, number>, anywhere: 0 }
-  /** Adds `value` to the counter use of `name` (or Anywhere) in the minute it belongs to, if one of the two. */
-  const taken = (at: number, name: string, local: number, anywhere: number): void => {
-    const into = at === minute ? takenThisMinute : at === minute - 1 ? takenLastMinute : undefined
-    if (!into) return
-    into.locations[name] = (into.locations[name] ?? 0) + local
-    into.anywhere += anywhere
-  }
-  const revoked = new Set<string>()
-  let recovering = false
-
   for (const name in state.locations) {
     const counts = state.locations[name]!.counts
     const summary: LocationSummary = { activeUsers: 0, waitingUsers: 0, admittedThisMinute: 0 }
-    for (const field in counts) {
-      const value = counts[field]!
-      const at = fieldMinute(field)
-      switch (field.charCodeAt(0)) {
-        case 97: // a: active
-          if (at >= activeFrom && at <= minute) summary.activeUsers += value
-          break
-        case 110: // n: admissions
-          taken(at, name, value, 0)
-          if (at === minute) summary.admittedThisMinute += value
-          else if (at >= averageFrom && at < minute) {
-            admissionsInAverage += value
-            if (at < oldestAdmissionMinute) oldestAdmissionMinute = at
-          }
-          break
-        case 121: // y: admissions through the Anywhere counter, which are not the location counter's
-          taken(at, name, -value, value)
-          break
-        case 116: // t: traffic
-          if (at === trafficMinute) traffic[name] = (traffic[name] ?? 0) + value
-          break
-        case 119: // w: waiting
-          if (at >= waitingFrom && at <= minute) {
-            const bucketId = Number(field.slice(field.indexOf('.') + 1))
-            waitingByBucket.set(bucketId, (waitingByBucket.get(bucketId) ?? 0) + value)
-            summary.waitingUsers += value
-          }
-          break
-        case 120: // x: revoked ticket
-          if (at >= activeFrom && value > 0) revoked.add(field.slice(field.indexOf('.') + 1))
-          break
-        case 82: // R: state lost in minute `at`; sessions counted before it last through at + sessionDuration
-          if (at >= activeFrom - 1 && value > 0) recovering = true
-          break
-      }
-    }
+    for (const field in counts) totals.add(name, summary, field, counts[field]!)
     activeUsers += summary.activeUsers
     admittedThisMinute += summary.admittedThisMinute
     waitingUsers += summary.waitingUsers
@@ -143,23 +167,23 @@ export function buildSnapshot(
   }
 
   const buckets: Bucket[] = []
-  for (const [bucketId, waiting] of waitingByBucket) if (waiting > 0) buckets.push({ bucketId, waiting })
+  for (const [bucketId, waiting] of totals.waitingByBucket) if (waiting > 0) buckets.push({ bucketId, waiting })
   buckets.sort((x, y) => x.bucketId - y.bucketId)
   // Average over the minutes the room has existed, up to five: a young room is not diluted by empty history.
-  const minutesAveraged = minute - oldestAdmissionMinute
+  const minutesAveraged = minute - totals.oldestAdmissionMinute
   return {
     minute,
     activeUsers: Math.max(0, activeUsers),
     admittedThisMinute: Math.max(0, admittedThisMinute),
-    takenLastMinute,
-    takenThisMinute,
+    takenLastMinute: totals.takenLastMinute,
+    takenThisMinute: totals.takenThisMinute,
     buckets,
     waitingUsers: Math.max(0, waitingUsers),
-    traffic,
-    admissionsPerMinute: minutesAveraged > 0 ? admissionsInAverage / minutesAveraged : 0,
+    traffic: totals.traffic,
+    admissionsPerMinute: minutesAveraged > 0 ? totals.admissionsInAverage / minutesAveraged : 0,
     locations,
-    revoked,
-    recovering,
+    revoked: totals.revoked,
+    recovering: totals.recovering,
     stateAt: state.at,
   }
 }

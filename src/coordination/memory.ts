@@ -72,39 +72,42 @@ export interface MemoryCoordinator extends Coordinator {
   readonly counterCount: number
 }
 
+/** The room's aggregation stages and epoch, created with the room. */
+function roomOf(rooms: Map<string, Room>, roomId: string, now: number): Room {
+  let found = rooms.get(roomId)
+  if (!found) {
+    found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now) }
+    rooms.set(roomId, found)
+  }
+  return found
+}
+
+/** The location's aggregator; a new (or restarted) one rebuilds from the global stage before publishing. */
+function locationNode(entry: Room, location: string, now: number): LocationNode {
+  let node = entry.locations.get(location)
+  if (!node) {
+    node = { aggregator: new LocationAggregator(location), lastExchangeAt: -Infinity, view: undefined }
+    entry.locations.set(location, node)
+    node.aggregator.restoreFrom(entry.global.view(now), now)
+  }
+  return node
+}
+
+const counterKey = (roomId: string, scope: string, minute: number): string => `${roomId}\n${scope}\n${minute}`
+
 export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): MemoryCoordinator {
   const exchangeIntervalMs = options.exchangeIntervalMs ?? 0
   const counters = new Map<string, Counter>()
   const rooms = new Map<string, Room>()
   let newestMinute = 0
 
-  const room = (roomId: string, now: number): Room => {
-    let found = rooms.get(roomId)
-    if (!found) {
-      found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now) }
-      rooms.set(roomId, found)
-    }
-    return found
-  }
-
-  /** The location's aggregator; a new (or restarted) one rebuilds from the global stage before publishing. */
-  const locationNode = (entry: Room, location: string, now: number): LocationNode => {
-    let node = entry.locations.get(location)
-    if (!node) {
-      node = { aggregator: new LocationAggregator(location), lastExchangeAt: -Infinity, view: undefined }
-      entry.locations.set(location, node)
-      node.aggregator.restoreFrom(entry.global.view(now), now)
-    }
-    return node
-  }
+  const room = (roomId: string, now: number): Room => roomOf(rooms, roomId, now)
 
   const pruneCounters = (minute: number): void => {
     if (minute <= newestMinute) return
     newestMinute = minute
     for (const [key, counter] of counters) if (counter.minute < minute - COUNTER_TTL_MINUTES) counters.delete(key)
   }
-
-  const counterKey = (roomId: string, scope: string, minute: number): string => `${roomId}\n${scope}\n${minute}`
 
   /** One conditional increment (synchronous: nothing here is remote). */
   const take = (request: CounterRequest): CounterResult => {

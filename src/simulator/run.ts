@@ -8,7 +8,7 @@
 import { seededRandom } from '../admission/plan.ts'
 import { arrivalsOf } from './arrivals.ts'
 import type { QueueDecision } from './diagnose.ts'
-import { buildFleet, visit, type VisitResult, type Worker } from './fleet.ts'
+import { buildFleet, visit, type Fleet, type VisitResult, type Worker } from './fleet.ts'
 import { GroundTruth } from './ground-truth.ts'
 import type { Anomalies, MinuteRow, PrematureCause, PrematureExample, SeriesPoint } from './metrics.ts'
 import type { Scenario } from './scenario.ts'
@@ -63,21 +63,7 @@ export async function runSimulation(scenario: Scenario, options: RunOptions = {}
   const workerRandom = seededRandom(`${scenario.seed}\nworkers`)
   const visitRandom = seededRandom(`${scenario.seed}\nvisits`)
 
-  // The schedule: step number → users whose next request falls in that step, in the order they were added.
-  const steps = Math.ceil((scenario.minutes * MINUTE_MS) / tickMs)
-  const schedule: (SimUser[] | undefined)[] = new Array(steps)
-  const stepOf = (ms: number) => Math.ceil(ms / tickMs)
-  const enqueue = (user: SimUser, ms: number): void => {
-    const step = stepOf(ms)
-    if (step < steps) (schedule[step] ??= []).push(user)
-  }
-
-  const { seconds, spreadSeconds } = scenario.visit
-  const users = arrivalsOf(scenario.arrivals, seededRandom(`${scenario.seed}\narrivals`)).map((arrival, id) => {
-    const visitMs = Math.round((seconds + (visitRandom() * 2 - 1) * spreadSeconds) * 1000)
-    return newUser(id, arrival.location, stepOf(arrival.atMs) * tickMs, visitMs)
-  })
-  for (const user of users) enqueue(user, user.arrivalMs)
+  const { steps, schedule, enqueue, users } = scheduleOf(scenario, visitRandom)
 
   const truth = new GroundTruth(room)
 
@@ -115,19 +101,7 @@ export async function runSimulation(scenario: Scenario, options: RunOptions = {}
 
   const runStep = async (batch: SimUser[], atMs: number): Promise<void> => {
     const jobs: Job[] = batch.map((user) => ({ user, worker: workerFor(user) }))
-    const results = new Array<VisitResult | undefined>(jobs.length)
-    // A ticket the worker must decrypt is decided after a trip to the crypto thread pool, which finishes
-    // in no fixed order: those requests go one at a time, first. The rest decide within microtasks, in
-    // the order they were started, so they can run together.
-    for (let i = 0; i < jobs.length; i++) {
-      const { user, worker } = jobs[i]!
-      if (user.cookie !== undefined && !ticketRemembered(user, worker)) results[i] = await visit(fleet, worker, user.cookie)
-    }
-    await Promise.all(
-      jobs.map(async ({ user, worker }, i) => {
-        if (!results[i]) results[i] = await visit(fleet, worker, user.cookie)
-      }),
-    )
+    const results = await visitAll(fleet, jobs)
     const queued: QueueDecision[] = []
     for (let i = 0; i < jobs.length; i++) {
       const decision = apply(jobs[i]!, results[i]!, atMs)
@@ -159,6 +133,48 @@ export async function runSimulation(scenario: Scenario, options: RunOptions = {}
   }
   truth.closeMinute(fleet.counters, coreMinute(truth.minute))
 
+  return resultOf(scenario, users, truth)
+}
+
+/** The schedule: step number → users whose next request falls in that step, in the order they were added. */
+function scheduleOf(scenario: Scenario, visitRandom: () => number) {
+  const { tickMs } = scenario
+  const steps = Math.ceil((scenario.minutes * MINUTE_MS) / tickMs)
+  const schedule: (SimUser[] | undefined)[] = new Array(steps)
+  const stepOf = (ms: number) => Math.ceil(ms / tickMs)
+  const enqueue = (user: SimUser, ms: number): void => {
+    const step = stepOf(ms)
+    if (step < steps) (schedule[step] ??= []).push(user)
+  }
+  const { seconds, spreadSeconds } = scenario.visit
+  const users = arrivalsOf(scenario.arrivals, seededRandom(`${scenario.seed}\narrivals`)).map((arrival, id) => {
+    const visitMs = Math.round((seconds + (visitRandom() * 2 - 1) * spreadSeconds) * 1000)
+    return newUser(id, arrival.location, stepOf(arrival.atMs) * tickMs, visitMs)
+  })
+  for (const user of users) enqueue(user, user.arrivalMs)
+  return { steps, schedule, enqueue, users }
+}
+
+/**
+ * One step's requests. A ticket the worker must decrypt is decided after a trip to the crypto thread pool,
+ * which finishes in no fixed order: those requests go one at a time, first. The rest decide within
+ * microtasks, in the order they were started, so they can run together.
+ */
+async function visitAll(fleet: Fleet, jobs: Job[]): Promise<VisitResult[]> {
+  const results = new Array<VisitResult | undefined>(jobs.length)
+  for (let i = 0; i < jobs.length; i++) {
+    const { user, worker } = jobs[i]!
+    if (user.cookie !== undefined && !ticketRemembered(user, worker)) results[i] = await visit(fleet, worker, user.cookie)
+  }
+  await Promise.all(
+    jobs.map(async ({ user, worker }, i) => {
+      if (!results[i]) results[i] = await visit(fleet, worker, user.cookie)
+    }),
+  )
+  return results as VisitResult[]
+}
+
+function resultOf(scenario: Scenario, users: SimUser[], truth: GroundTruth): SimulationResult {
   const outcomes: UserOutcome[] = users.map((user) => ({
     arrivalMs: user.arrivalMs,
     location: user.location,
