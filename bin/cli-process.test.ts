@@ -239,12 +239,13 @@ describe('the executable: messages a user can act on', () => {
     const bare = buildWithout(['better-sqlite3', 'redis'])
     try {
       const bin = join(bare, 'bin', 'hono-waiting-room.js')
-      const store = run(['--origin', origin.url, '--port', '0', '--store', join(bare, 'room.db')], {}, bin)
+      // No NODE_PATH: the test runtimes folder holds better-sqlite3 and would be found through it.
+      const store = run(['--origin', origin.url, '--port', '0', '--store', join(bare, 'room.db')], { NODE_PATH: '' }, bin)
       expect(store.status).toBe(1)
       expect(store.stderr).toBe(
         'hono-waiting-room: --store needs the better-sqlite3 package, which is not installed: run npm install better-sqlite3 (or leave out --store to keep the room in memory)\n',
       )
-      const redis = run(['--origin', origin.url, '--port', '0', '--redis', 'redis://127.0.0.1:6379'], {}, bin)
+      const redis = run(['--origin', origin.url, '--port', '0', '--redis', 'redis://127.0.0.1:6379'], { NODE_PATH: '' }, bin)
       expect(redis.status).toBe(1)
       expect(redis.stderr).toBe('hono-waiting-room: --redis needs the redis package, which is not installed: run npm install redis (or leave out --redis to keep the room in memory)\n')
     } finally {

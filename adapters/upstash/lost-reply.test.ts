@@ -34,7 +34,7 @@ describe('upstash: a reply lost after the script ran', () => {
     fixture.bridge.dropReplies(1, runs(takeSlotScript.sha1))
     const result = await coordinator.takeSlot(slot('transport', 'lost'))
     expect(fixture.bridge.executed - executedBefore).toBe(2) // the script ran twice…
-    expect(result).toEqual({ admitted: true, via: 'location', repeat: false, roundTrips: 1 })
+    expect(result).toMatchObject({ admitted: true, via: 'location', repeat: false, roundTrips: 1 })
     expect(await counter('transport', 'SJC')).toBe(2) // …and took one slot (plus the warm-up's)
   })
 

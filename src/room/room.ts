@@ -14,7 +14,7 @@ import { waitingWindowMinutes, type Snapshot } from '../admission/snapshot.ts'
 import type { Coordinator } from '../coordination/coordinator.ts'
 import { memoryCoordinator } from '../coordination/memory.ts'
 import { WorkerLink } from '../coordination/worker-link.ts'
-import { isHttps, requestHeaderOf, serializeCookie, type CookieAttributes } from '../ticket/cookie.ts'
+import { isHttps, serializeCookie, type CookieAttributes } from '../ticket/cookie.ts'
 import { ticketSealerOf } from '../ticket/secret.ts'
 import type { Ticket } from '../ticket/ticket.ts'
 import { coverageCheck } from './coverage.ts'
@@ -117,7 +117,8 @@ export class Room {
 
   /** The ticket cookie's header value (an empty value with max-age 0 clears it). */
   cookie(c: Context, value: string, maxAgeSeconds: number): string {
-    const https = isHttps(c.req.url, requestHeaderOf(c, 'x-forwarded-proto') ?? undefined)
+    // Through the Fetch headers, not Node's raw ones: the proxy rewrites an untrusted X-Forwarded-Proto there.
+    const https = isHttps(c.req.url, c.req.header('x-forwarded-proto'))
     return serializeCookie(this.o.cookieName, value, maxAgeSeconds, this.#cookie, https)
   }
 
