@@ -26,7 +26,7 @@ declare module 'vitest' {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 /** What `npm pack` needs of the checkout: the build's inputs and the files the tarball takes from the root. */
-const STAGED = ['package.json', 'README.md', 'LICENSE', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'adapters', 'bin']
+const STAGED = ['package.json', 'README.md', 'LICENSE', 'tsconfig.json', 'tsconfig.build.json', 'src', 'adapters', 'bin']
 
 export default function setup(project: TestProject): () => void {
   const work = mkdtempSync(join(tmpdir(), 'wr-package-'))
