@@ -421,4 +421,19 @@ describe('through the middleware', () => {
     expect(arabicHtml).toContain(MESSAGES.ar!.heading)
     expect(arabicHtml).toMatch(/id="wait-time">[^<]*(دقائق|دقيقة|دقيقتان)[^<]*تقريبًا</)
   })
+
+  it("takes Cloudflare's language codes as defaultTemplateLanguage and refuses others, naming the field", async () => {
+    for (const tag of CLOUDFLARE_LANGUAGES) {
+      const app = new Hono()
+      app.use('*', waitingRoom({ totalActiveUsers: 1, newUsersPerMinute: 1, secret: 'x'.repeat(32), defaultTemplateLanguage: tag }))
+      app.get('/', (c) => c.text('origin'))
+      expect(await (await app.request('/')).text()).toBe('origin')
+      await settle()
+      const html = await (await app.request('/')).text()
+      const messages = MESSAGES[chooseLanguage(undefined, tag)]!
+      expect(html, tag).toContain(`<html lang="${messages.lang}" dir="${messages.dir}">`)
+      expect(html, tag).toContain(escapeHtml(messages.heading))
+    }
+    expect(() => waitingRoom({ defaultTemplateLanguage: 'pt-PT-x' })).toThrow(/defaultTemplateLanguage.*pt-BR/)
+  })
 })

@@ -14,7 +14,7 @@ export const lt: Messages = {
   waitAbout: 'maždaug {time}',
   waitUnknown: 'nežinomas',
   refreshNote: 'Šis puslapis atsinaujina pats. Neuždarykite jo; įkėlus iš naujo, jūsų vieta eilėje nepagerės.',
-  randomNote: 'Vietos eilėje skiriamos burtų keliu visiems laukiantiesiems, todėl laukimo laikas nurodomas kaip intervalas.',
+  randomNote: 'Įleidžiami lankytojai atsitiktinai parenkami iš visų laukiančiųjų, todėl laukimo laikas nurodomas kaip intervalas.',
   rejectHeading: 'Šiuo metu svetainė nepriima lankytojų',
   rejectIntro: 'Grįžkite vėliau.',
   lastUpdatedLabel: 'Paskutinį kartą atnaujinta',
