@@ -6,9 +6,17 @@
  * `isEventActive` during the prequeue, the event times formatted, and `lastUpdated` that a refresh coming
  * too early does not move.
  */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { roomHarness, START, type Visit } from './support/room-harness.ts'
 import type { WaitingRoomOptions } from '../src/index.ts'
+import type { EventPhase, RoomEvent } from '../src/admission/events.ts'
+import type { QueueingMethod } from '../src/admission/plan.ts'
+import type { RoomSettings } from '../src/admission/settings.ts'
+import type { Snapshot } from '../src/admission/snapshot.ts'
+import { LANGUAGES, MESSAGES } from '../src/page/messages.ts'
+import { formatWaitBetween } from '../src/page/queue-page.ts'
+import { queueVariables } from '../src/page/queue-variables.ts'
 
 /**
  * Cloudflare's documented list, as written in its API reference — the `cfWaitingRoom` fields under
@@ -97,6 +105,18 @@ async function queueUsers(room: ReturnType<typeof roomHarness>, count: number): 
   return queued
 }
 
+const BASE_SETTINGS: RoomSettings = {
+  totalActiveUsers: 10,
+  newUsersPerMinute: 10,
+  sessionDurationMinutes: 5,
+  disableSessionRenewal: false,
+  queueingMethod: 'fifo',
+  queueAll: false,
+  suspended: false,
+  queueingStatusCode: 200,
+  template: undefined,
+}
+
 const small = { totalActiveUsers: 1, newUsersPerMinute: 1, sessionDurationMinutes: 1, random: () => 0 } satisfies WaitingRoomOptions
 
 describe("Cloudflare's documented variables", () => {
@@ -166,5 +186,58 @@ describe("Cloudflare's documented variables", () => {
     room.advance(1_500) // 18 s after the check-in: counted
     const counted = variablesOf(await room.visit(first.cookie, JSON_ACCEPT))
     expect(counted.lastUpdated).toBe(new Date(START + 23_000).toISOString())
+  })
+})
+
+describe("Cloudflare's variables, over generated states", () => {
+  const phaseArbitrary = fc.oneof(
+    fc.constant({ kind: 'none' as const }),
+    fc.record({ kind: fc.constantFrom('prequeue' as const, 'active' as const), toStart: fc.integer({ min: 1, max: 10_000_000 }), length: fc.integer({ min: 60_000, max: 100_000_000 }) }),
+  )
+
+  it('the documented meanings hold for any method, queue, event phase, language and check-in', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('fifo', 'random', 'passthrough', 'reject') as fc.Arbitrary<QueueingMethod>,
+        fc.boolean(),
+        fc.double({ min: 0, max: 5_000, noNaN: true }),
+        fc.integer({ min: 0, max: 2_000_000 }),
+        phaseArbitrary,
+        fc.constantFrom(...LANGUAGES),
+        fc.option(fc.integer({ min: 0, max: 600_000 }), { nil: undefined }),
+        (method, queueAll, admissionsPerMinute, waitingUsers, phaseSpec, language, earlyBy) => {
+          const now = START + 123_456
+          let phase: EventPhase = { event: undefined, prequeueing: false, active: false, validUntil: Number.POSITIVE_INFINITY }
+          if (phaseSpec.kind !== 'none') {
+            const eventStartTime = phaseSpec.kind === 'prequeue' ? now + phaseSpec.toStart : now - phaseSpec.toStart
+            const eventEndTime = phaseSpec.kind === 'prequeue' ? eventStartTime + phaseSpec.length : now + phaseSpec.length
+            const event = { id: 'e', eventStartTime, eventEndTime, prequeueStartTime: eventStartTime - 600_000 } as RoomEvent
+            phase = { event, prequeueing: phaseSpec.kind === 'prequeue', active: phaseSpec.kind === 'active', validUntil: now + 1 }
+          }
+          const settings = { ...BASE_SETTINGS, queueingMethod: method, queueAll, phase }
+          const snapshot = { minute: Math.floor(now / MINUTE), admissionsPerMinute, waitingUsers, buckets: [] } as unknown as Snapshot
+          const messages = MESSAGES[language]!
+          const lastCountedAt = earlyBy === undefined ? undefined : now - earlyBy
+          const v = queueVariables({ settings, snapshot, plan: undefined, bucketId: undefined, newlyQueued: true, refreshIntervalSeconds: 20, now, lastCountedAt, messages }) as unknown as Variables
+          expectDocumentedTypes(v, `${method} ${language}`)
+          expect(v.inWaitingRoom).toBe(true)
+          expect(v.lastUpdated).toBe(new Date(Math.floor((lastCountedAt ?? now) / 1000) * 1000).toISOString())
+          if (!v.waitTimeKnown) expect(v.waitTimeFormatted).toBe(messages.waitUnknown)
+          if (method === 'random' && v.waitTimeKnown) {
+            const [low, mid, high] = [v.waitTime25Percentile, v.waitTime50Percentile, v.waitTime75Percentile] as number[]
+            expect(low! <= mid! && mid! <= high!).toBe(true)
+            expect(v.waitTime).toBe(mid)
+            expect(v.waitTimeFormatted).toBe(formatWaitBetween(low!, high!, messages))
+          }
+          expect(v.isEventActive).toBe(phase.prequeueing || phase.active)
+          expect(v.timeUntilEventStartFormatted === messages.waitUnknown).toBe(!phase.prequeueing)
+          expect(v.timeUntilEventEndFormatted === messages.waitUnknown).toBe(!(phase.prequeueing || phase.active))
+          const minutes = new Intl.NumberFormat(messages.lang)
+          if (phase.prequeueing) expect(v.timeUntilEventStartFormatted).toContain(minutes.format(v.timeUntilEventStart as number))
+          if (phase.prequeueing || phase.active) expect(v.timeUntilEventEndFormatted).toContain(minutes.format(v.timeUntilEventEnd as number))
+        },
+      ),
+      { numRuns: 400, seed: 19 },
+    )
   })
 })
