@@ -8,7 +8,7 @@
  */
 import type { Browser, BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, START, startRoom, type RoomServer } from './support.ts'
+import { artifact, launchChromium, START, startRoom, type RoomServer } from './support.ts'
 
 let browser: Browser
 let room: RoomServer
@@ -37,13 +37,14 @@ function expected(pageLang: string, locale: string, timeZone: string): string {
   return new Intl.DateTimeFormat(pageLang, { timeStyle: 'medium', hourCycle, timeZone }).format(QUEUED_AT)
 }
 
-async function visit(options: { locale: string; timezoneId: string; javaScriptEnabled?: boolean }) {
-  const context = await browser.newContext(options)
+async function visit(options: { locale: string; timezoneId: string; javaScriptEnabled?: boolean }, screenshot?: string) {
+  const context = await browser.newContext({ ...options, viewport: { width: 800, height: 600 } })
   contexts.push(context)
   const page = await context.newPage()
   const response = await page.goto(room.url('/'))
   const served = await response!.text()
   const time = page.locator('time')
+  if (screenshot) await page.screenshot({ path: artifact(screenshot), fullPage: true })
   return {
     lang: await page.locator('html').getAttribute('lang'),
     datetime: await time.getAttribute('datetime'),
@@ -70,7 +71,7 @@ describe('times on the queue page', () => {
     expect(newYork.text).toBe('07:00:05')
 
     // One of Cloudflare's added languages, right to left and with its own digits.
-    const tehran = await visit({ locale: 'fa-IR', timezoneId: 'Asia/Tehran' })
+    const tehran = await visit({ locale: 'fa-IR', timezoneId: 'Asia/Tehran' }, 'queue-page-fa.png')
     expect(tehran.lang).toBe('fa')
     expect(tehran.text).toBe(spaces(expected('fa', 'fa-IR', 'Asia/Tehran')))
     expect(tehran.text).toMatch(/^[۰-۹]{2}:[۰-۹]{2}:[۰-۹]{2}$/u) // 15:30:05 in Persian digits
