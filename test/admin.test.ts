@@ -396,7 +396,7 @@ describe('GET|POST /preview', () => {
       lastUpdated: new Date(START).toISOString(),
     })
     const prequeue = await w.call('GET', '/preview?isEventPrequeueing=true', { headers: { accept: 'application/json' } })
-    expect(prequeue.json.waitingRoom).toMatchObject({ isEventPrequeueing: true, waitTimeKnown: false, waitTimeFormatted: 'unknown' })
+    expect(prequeue.json.waitingRoom).toMatchObject({ isEventPrequeueing: true, waitTimeKnown: false, waitTimeFormatted: 'unavailable' })
 
     const custom = await w.call('POST', '/preview', {
       body: { template: '<p>{{waitTime}} min{{#isEventPrequeueing}}, prequeue{{/isEventPrequeueing}}</p>', waitTime: 12, waitTimeKnown: true, isEventPrequeueing: true },

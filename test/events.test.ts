@@ -60,7 +60,9 @@ describe('events in the room', () => {
     const prequeued: Visit[] = []
     for (let i = 0; i < 3; i++) prequeued.push(await room.visit(undefined, { headers: { accept: 'application/json' } }))
     const json = JSON.parse(prequeued[0]!.body).waitingRoom
-    expect(json).toMatchObject({ isEventPrequeueing: true, isEventActive: false, timeUntilEventStart: 2 })
+    // Cloudflare counts the prequeue as part of the event: active, with both times formatted.
+    expect(json).toMatchObject({ isEventPrequeueing: true, isEventActive: true, timeUntilEventStart: 2, timeUntilEventStartFormatted: '2 minutes' })
+    expect(json).toMatchObject({ timeUntilEventEnd: 29, timeUntilEventEndFormatted: '29 minutes' })
     expect(prequeued.map((v) => v.outcome)).toEqual(['queued', 'queued', 'queued'])
     // Prequeued users keep checking in until the start.
     room.advance(50_000)

@@ -1,8 +1,8 @@
 import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
-import { chooseLanguage, LANGUAGES, MESSAGES, messagesFor, type Messages } from '../src/page/messages.ts'
+import { chooseLanguage, CLOUDFLARE_LANGUAGES, LANGUAGES, MESSAGES, messagesFor, type Messages } from '../src/page/messages.ts'
 import { waitingRoom } from '../src/room/middleware.ts'
-import { formatWait, renderQueuePage, type TemplateVariables } from '../src/page/queue-page.ts'
+import { formatWait, formatWaitBetween, renderQueuePage, type TemplateVariables } from '../src/page/queue-page.ts'
 
 const TEXT_KEYS = [
   'title',
@@ -16,6 +16,7 @@ const TEXT_KEYS = [
   'rejectHeading',
   'rejectIntro',
   'lastUpdatedLabel',
+  'waitBetween',
 ] as const satisfies readonly (keyof Messages)[]
 
 const others = LANGUAGES.filter((code) => code !== 'en')
@@ -31,7 +32,20 @@ const SCRIPT: Partial<Record<string, RegExp>> = {
   hi: /\p{Script=Devanagari}/u,
   ru: /\p{Script=Cyrillic}/u,
   uk: /\p{Script=Cyrillic}/u,
+  bg: /\p{Script=Cyrillic}/u,
+  fa: /\p{Script=Arabic}/u,
+  el: /\p{Script=Greek}/u,
+  th: /\p{Script=Thai}/u,
 }
+
+/** Right-to-left languages. */
+const RTL = new Set(['ar', 'he', 'fa'])
+
+/** The primary subtag Intl gives a language's `lang`, where it is another code for the same language. */
+const INTL_ALIAS: Record<string, string> = { tl: 'fil' }
+
+/** Texts two languages may share: a bare range between two durations (see the languages' comments). */
+const SHARED_RANGE = '{from} – {to}'
 
 /** The unit Intl puts in "5 minutes" for each language. */
 const UNIT: Record<string, string | RegExp> = {
@@ -54,6 +68,26 @@ const UNIT: Record<string, string | RegExp> = {
   ru: 'минут',
   uk: 'хвилин',
   id: 'menit',
+  fa: 'دقیقه',
+  bg: 'минути',
+  hr: 'minuta',
+  cs: 'minut',
+  da: 'minutter',
+  fi: 'minuuttia',
+  lt: 'minutės',
+  lv: 'minūtes',
+  ms: 'minit',
+  nb: 'minutter',
+  ro: 'minute',
+  el: 'λεπτά',
+  hu: 'perc',
+  sr: 'minuta',
+  sk: 'minút',
+  sl: 'minut',
+  sv: 'minuter',
+  tl: 'minuto',
+  th: 'นาที',
+  vi: 'phút',
 }
 
 function variables(overrides: Partial<TemplateVariables> = {}): TemplateVariables {
@@ -61,6 +95,8 @@ function variables(overrides: Partial<TemplateVariables> = {}): TemplateVariable
     inWaitingRoom: true,
     waitTimeKnown: true,
     waitTime: 5,
+    waitTimeHours: 0,
+    waitTimeHourMinutes: 5,
     waitTime25Percentile: 5,
     waitTime50Percentile: 5,
     waitTime75Percentile: 5,
@@ -77,19 +113,30 @@ function variables(overrides: Partial<TemplateVariables> = {}): TemplateVariable
     isEventActive: false,
     isEventPrequeueing: false,
     timeUntilEventStart: 0,
+    timeUntilEventStartFormatted: 'unavailable',
     timeUntilEventEnd: 0,
+    timeUntilEventEndFormatted: 'unavailable',
     shuffleAtEventStart: false,
     ...overrides,
   }
 }
 
 describe('messages', () => {
-  it('has at least 12 languages, including right-to-left Arabic and Hebrew', () => {
-    expect(LANGUAGES.length).toBeGreaterThanOrEqual(12)
+  it('has a language for each of Cloudflare\'s page languages, right to left where the script is', () => {
     expect(Object.keys(MESSAGES).sort()).toEqual([...LANGUAGES].sort())
-    expect(MESSAGES.ar!.dir).toBe('rtl')
-    expect(MESSAGES.he!.dir).toBe('rtl')
-    for (const code of LANGUAGES) if (code !== 'ar' && code !== 'he') expect(MESSAGES[code]!.dir, code).toBe('ltr')
+    expect(new Set(CLOUDFLARE_LANGUAGES).size).toBe(39) // the 38 of the API reference, and lv-LV
+    const chosen = new Set<string>()
+    for (const tag of CLOUDFLARE_LANGUAGES) {
+      // Each of Cloudflare's codes names its own language: as the room's default and in Accept-Language.
+      const code = chooseLanguage(undefined, tag)
+      expect(chooseLanguage(tag, 'xx'), tag).toBe(code)
+      const primary = tag.split('-')[0]!
+      if (tag === 'zh-TW') expect(code).toBe('zh-Hant')
+      else expect(code, tag).toBe(primary)
+      chosen.add(code)
+    }
+    expect(chosen.size).toBe(CLOUDFLARE_LANGUAGES.length)
+    for (const code of LANGUAGES) expect(MESSAGES[code]!.dir, code).toBe(RTL.has(code) ? 'rtl' : 'ltr')
   })
 
   it.each([...LANGUAGES])('%s: every key is present, non-empty and trimmed', (code) => {
@@ -102,19 +149,22 @@ describe('messages', () => {
     }
     // The page's lang attribute and Intl's locale: a tag Intl accepts, for this language.
     expect(Intl.getCanonicalLocales(messages.lang)).toHaveLength(1)
-    expect(messages.lang.toLowerCase().startsWith(code.split('-')[0]!)).toBe(true)
+    const primary = code.split('-')[0]!
+    expect(messages.lang.toLowerCase().startsWith(INTL_ALIAS[primary] ?? primary)).toBe(true)
   })
 
   it.each(others)('%s: every text is translated, not copied from English', (code) => {
     const messages = MESSAGES[code]!
     for (const key of TEXT_KEYS) expect(messages[key], `${code}.${key}`).not.toBe(MESSAGES.en![key])
     const script = SCRIPT[code]
-    if (script) for (const key of TEXT_KEYS) expect(messages[key], `${code}.${key}`).toMatch(script)
+    // Words are in the language's script (a text of placeholders and punctuation alone has none).
+    const words = (key: string) => messages[key as (typeof TEXT_KEYS)[number]].replace(/\{[a-z]+\}/g, '')
+    if (script) for (const key of TEXT_KEYS) if (/\p{L}/u.test(words(key))) expect(messages[key], `${code}.${key}`).toMatch(script)
   })
 
   it('no two languages share a text (a copy-paste slip)', () => {
     // Chinese and Japanese legitimately share a few short texts: 未知 (zh, zh-Hant), 約{time} (ja, zh-Hant).
-    const allowed = new Set(['未知', '約{time}'])
+    const allowed = new Set(['未知', '約{time}', SHARED_RANGE])
     for (const key of TEXT_KEYS) {
       const seen = new Map<string, string>()
       for (const code of LANGUAGES) {
@@ -126,12 +176,12 @@ describe('messages', () => {
     }
   })
 
-  it.each([...LANGUAGES])('%s: waitAbout has exactly one {time} and no other placeholder', (code) => {
+  it.each([...LANGUAGES])('%s: waitAbout has exactly {time}, waitBetween {from} and {to}, the rest none', (code) => {
     const messages = MESSAGES[code]!
-    expect(messages.waitAbout.split('{time}')).toHaveLength(2)
+    const expected: Partial<Record<string, string[]>> = { waitAbout: ['{time}'], waitBetween: ['{from}', '{to}'] }
     for (const key of TEXT_KEYS) {
-      const placeholders = messages[key].match(/\{[^}]*\}/g) ?? []
-      expect(placeholders, `${code}.${key}`).toEqual(key === 'waitAbout' ? ['{time}'] : [])
+      const placeholders = (messages[key].match(/\{[^}]*\}/g) ?? []).sort()
+      expect(placeholders, `${code}.${key}`).toEqual(expected[key] ?? [])
     }
   })
 })
@@ -153,7 +203,8 @@ describe('chooseLanguage', () => {
     expect(chooseLanguage('de;Q=1.0', 'en')).toBe('de')
     expect(chooseLanguage('de ; q = 0.7 , es;q=0.6', 'en')).toBe('de')
     expect(chooseLanguage('en-US,en;q=0.9,ja;q=0.8', 'de')).toBe('en')
-    expect(chooseLanguage('sv-SE,sv;q=0.9,nl;q=0.8,en;q=0.7', 'de')).toBe('nl')
+    expect(chooseLanguage('sv-SE,sv;q=0.9,nl;q=0.8,en;q=0.7', 'de')).toBe('sv')
+    expect(chooseLanguage('eo,cy;q=0.9,nl;q=0.8,en;q=0.7', 'de')).toBe('nl')
   })
 
   it('falls back from a region or variant to the language', () => {
@@ -164,7 +215,8 @@ describe('chooseLanguage', () => {
     expect(chooseLanguage('es-419', 'en')).toBe('es')
     expect(chooseLanguage('ar-EG', 'en')).toBe('ar')
     expect(chooseLanguage('he-IL', 'en')).toBe('he')
-    expect(chooseLanguage('sr-Latn-RS, fr-CA;q=0.5', 'en')).toBe('fr')
+    expect(chooseLanguage('sr-Latn-RS, fr-CA;q=0.5', 'en')).toBe('sr')
+    expect(chooseLanguage('cy-GB, fr-CA;q=0.5', 'en')).toBe('fr')
     expect(chooseLanguage('de-x-private', 'en')).toBe('de')
     expect(chooseLanguage('en_GB', 'de')).toBe('en')
   })
@@ -172,6 +224,9 @@ describe('chooseLanguage', () => {
   it('maps deprecated codes', () => {
     expect(chooseLanguage('iw', 'en')).toBe('he')
     expect(chooseLanguage('in-ID', 'en')).toBe('id')
+    expect(chooseLanguage('no', 'en')).toBe('nb')
+    expect(chooseLanguage('nn-NO', 'en')).toBe('nb')
+    expect(chooseLanguage('fil-PH', 'en')).toBe('tl')
   })
 
   it('resolves Chinese scripts and regions', () => {
@@ -218,9 +273,11 @@ describe('chooseLanguage', () => {
   })
 
   it('falls back to the default if we have it, else English', () => {
-    expect(chooseLanguage('sv, fi', 'de')).toBe('de')
+    expect(chooseLanguage('eo, cy', 'de')).toBe('de')
     expect(chooseLanguage(undefined, 'ar')).toBe('ar')
-    expect(chooseLanguage('sv', 'xx')).toBe('en')
+    expect(chooseLanguage('eo', 'xx')).toBe('en')
+    expect(chooseLanguage(undefined, 'pt-BR')).toBe('pt')
+    expect(chooseLanguage(undefined, 'nb-NO')).toBe('nb')
     expect(chooseLanguage(undefined, '')).toBe('en')
     expect(chooseLanguage(undefined, 'de-AT')).toBe('de')
     expect(chooseLanguage(undefined, 'zh-TW')).toBe('zh-Hant')
@@ -246,7 +303,9 @@ describe('chooseLanguage', () => {
 
   it('messagesFor returns the chosen language’s texts', () => {
     expect(messagesFor('fr-FR,fr;q=0.9', 'en')).toBe(MESSAGES.fr)
-    expect(messagesFor('sv', 'ja')).toBe(MESSAGES.ja)
+    expect(messagesFor('eo', 'ja')).toBe(MESSAGES.ja)
+    expect(messagesFor('eo', 'ja-JP')).toBe(MESSAGES.ja)
+    expect(messagesFor('sv-SE', 'en')).toBe(MESSAGES.sv)
     expect(messagesFor('zh-HK', 'en')).toBe(MESSAGES['zh-Hant'])
   })
 })
@@ -263,7 +322,21 @@ describe('formatWait', () => {
     expect(formatWait(undefined, messages)).toBe(messages.waitUnknown)
   })
 
+  it.each([...LANGUAGES])('%s: a range is both localised durations inside the localised waitBetween', (code) => {
+    const messages = MESSAGES[code]!
+    const text = formatWaitBetween(5, 15, messages)
+    const minutes = new Intl.NumberFormat(messages.lang, { style: 'unit', unit: 'minute', unitDisplay: 'long' })
+    expect(text).toBe(messages.waitBetween.replace('{from}', minutes.format(5)).replace('{to}', minutes.format(15)))
+    expect(text).not.toMatch(/[{}]/)
+    expect(formatWaitBetween(7, 7, messages)).toBe(minutes.format(7))
+  })
+
   it('examples', () => {
+    // Cloudflare's documented example of a random queue's waitTimeFormatted.
+    expect(formatWaitBetween(5, 15, MESSAGES.en!)).toBe('5 minutes to 15 minutes')
+    expect(formatWaitBetween(5, 15, MESSAGES.de!)).toBe('5 Minuten bis 15 Minuten')
+    expect(formatWaitBetween(2, 5, MESSAGES.ru!)).toBe('2 минуты – 5 минут')
+    expect(formatWait(undefined, MESSAGES.en!)).toBe('unavailable')
     expect(formatWait(5, MESSAGES.de!)).toBe('etwa 5 Minuten')
     expect(formatWait(1, MESSAGES.es!)).toBe('aproximadamente 1 minuto')
     expect(formatWait(2, MESSAGES.ru!)).toBe('примерно 2 минуты')
@@ -347,5 +420,20 @@ describe('through the middleware', () => {
     expect(arabicHtml).toContain('<html lang="ar" dir="rtl">')
     expect(arabicHtml).toContain(MESSAGES.ar!.heading)
     expect(arabicHtml).toMatch(/id="wait-time">[^<]*(دقائق|دقيقة|دقيقتان)[^<]*تقريبًا</)
+  })
+
+  it("takes Cloudflare's language codes as defaultTemplateLanguage and refuses others, naming the field", async () => {
+    for (const tag of CLOUDFLARE_LANGUAGES) {
+      const app = new Hono()
+      app.use('*', waitingRoom({ totalActiveUsers: 1, newUsersPerMinute: 1, secret: 'x'.repeat(32), defaultTemplateLanguage: tag }))
+      app.get('/', (c) => c.text('origin'))
+      expect(await (await app.request('/')).text()).toBe('origin')
+      await settle()
+      const html = await (await app.request('/')).text()
+      const messages = MESSAGES[chooseLanguage(undefined, tag)]!
+      expect(html, tag).toContain(`<html lang="${messages.lang}" dir="${messages.dir}">`)
+      expect(html, tag).toContain(escapeHtml(messages.heading))
+    }
+    expect(() => waitingRoom({ defaultTemplateLanguage: 'pt-PT-x' })).toThrow(/defaultTemplateLanguage.*pt-BR/)
   })
 })

@@ -79,6 +79,8 @@ const base: TemplateVariables = {
   inWaitingRoom: true,
   waitTimeKnown: true,
   waitTime: 5,
+  waitTimeHours: 0,
+  waitTimeHourMinutes: 5,
   waitTime25Percentile: 4,
   waitTime50Percentile: 5,
   waitTime75Percentile: 7,
@@ -95,7 +97,9 @@ const base: TemplateVariables = {
   isEventActive: false,
   isEventPrequeueing: false,
   timeUntilEventStart: 0,
+  timeUntilEventStartFormatted: 'unavailable',
   timeUntilEventEnd: 0,
+  timeUntilEventEndFormatted: 'unavailable',
   shuffleAtEventStart: false,
 }
 

@@ -105,7 +105,8 @@ describe('queueing modes', () => {
     expect(rejected.body).toContain('not accepting visitors')
     expect(rejected.body).not.toContain('http-equiv="refresh"')
     const json = JSON.parse((await room.visit(undefined, { headers: { accept: 'application/json' } })).body).waitingRoom
-    expect(json).toMatchObject({ isRejectQueue: true, inWaitingRoom: false, refreshIntervalSeconds: 0 })
+    // Cloudflare documents inWaitingRoom as always true; isRejectQueue is what tells the reject page apart.
+    expect(json).toMatchObject({ isRejectQueue: true, inWaitingRoom: true, refreshIntervalSeconds: 0 })
     expect((await room.visit(admitted.cookie)).outcome).toBe('admitted')
     // null removes the override: the option's method applies again.
     await room.room.settings.patch({ queueingMethod: null }, room.clock.now)

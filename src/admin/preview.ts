@@ -6,7 +6,7 @@
  */
 import { z } from 'zod'
 import { chooseLanguage, LANGUAGES, type Messages } from '../page/messages.ts'
-import { formatWait, type TemplateVariables } from '../page/queue-page.ts'
+import { formatWait, formatWaitBetween, type TemplateVariables } from '../page/queue-page.ts'
 import { queueVariables } from '../page/queue-variables.ts'
 import type { EffectiveSettings } from '../admission/settings.ts'
 
@@ -34,6 +34,8 @@ export const previewSchema = z.strictObject({
   inWaitingRoom: flag.optional(),
   waitTimeKnown: flag.optional(),
   waitTime: count(MAX_MINUTES).optional(),
+  waitTimeHours: count(MAX_MINUTES).optional(),
+  waitTimeHourMinutes: count(59).optional(),
   waitTime25Percentile: count(MAX_MINUTES).optional(),
   waitTime50Percentile: count(MAX_MINUTES).optional(),
   waitTime75Percentile: count(MAX_MINUTES).optional(),
@@ -50,7 +52,9 @@ export const previewSchema = z.strictObject({
   isEventActive: flag.optional(),
   isEventPrequeueing: flag.optional(),
   timeUntilEventStart: count(MAX_MINUTES).optional(),
+  timeUntilEventStartFormatted: z.string().max(200).optional(),
   timeUntilEventEnd: count(MAX_MINUTES).optional(),
+  timeUntilEventEndFormatted: z.string().max(200).optional(),
   shuffleAtEventStart: flag.optional(),
 })
 export type PreviewInput = z.output<typeof previewSchema>
@@ -98,10 +102,12 @@ export function previewVariables(input: PreviewInput, ctx: PreviewContext): Temp
     ...base,
     waitTimeKnown: known,
     waitTime: wait,
+    waitTimeHours: Math.floor(wait / 60),
+    waitTimeHourMinutes: wait % 60,
     waitTime25Percentile: known ? low : 0,
     waitTime50Percentile: known ? (input.waitTime50Percentile ?? wait) : 0,
     waitTime75Percentile: known ? high : 0,
-    waitTimeFormatted: formatWait(known ? wait : undefined, ctx.messages),
+    waitTimeFormatted: known && random ? formatWaitBetween(low, high, ctx.messages) : formatWait(known ? wait : undefined, ctx.messages),
     ...chosen,
   }
 }

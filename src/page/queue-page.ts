@@ -15,13 +15,21 @@ export interface TemplateVariables {
   waitTimeKnown: boolean
   /** Estimated minutes (FIFO), or the median for random queueing. */
   waitTime: number
+  /** `Math.floor(waitTime / 60)`, as Cloudflare defines it. */
+  waitTimeHours: number
+  /** `waitTime % 60`: the minutes above {@link waitTimeHours}. */
+  waitTimeHourMinutes: number
   waitTime25Percentile: number
   waitTime50Percentile: number
   waitTime75Percentile: number
+  /** "about 5 minutes"; under random queueing the 25th–75th percentile range, "5 minutes to 15 minutes". */
   waitTimeFormatted: string
   queueIsFull: boolean
   queueAll: boolean
-  /** ISO time the estimate was made, to the second. */
+  /**
+   * ISO time, to the second, of the user's last counted check-in (Cloudflare: their last attempt to leave
+   * the room): a refresh that comes too early is answered without moving it.
+   */
   lastUpdated: string
   refreshIntervalSeconds: number
   queueingMethod: string
@@ -29,10 +37,15 @@ export interface TemplateVariables {
   isRandomQueue: boolean
   isPassthroughQueue: boolean
   isRejectQueue: boolean
+  /** An event is prequeueing or running (Cloudflare counts the prequeue as part of the event). */
   isEventActive: boolean
   isEventPrequeueing: boolean
   timeUntilEventStart: number
+  /** "15 minutes" while prequeueing, else the language's "unavailable". */
+  timeUntilEventStartFormatted: string
   timeUntilEventEnd: number
+  /** "15 minutes" while an event is active (prequeue included), else the language's "unavailable". */
+  timeUntilEventEndFormatted: string
   shuffleAtEventStart: boolean
 }
 
@@ -66,6 +79,34 @@ export function formatWait(minutes: number | undefined, messages: Messages): str
     known.set(minutes, text)
   }
   return text
+}
+
+/** Plain durations ("15 minutes") by texts object, then minutes. */
+const durations = new WeakMap<Messages, Map<number, string>>()
+
+/** "15 minutes" in the page's language (Intl's number and unit), or its "unavailable" when undefined. */
+export function formatMinutes(minutes: number | undefined, messages: Messages): string {
+  if (minutes === undefined) return messages.waitUnknown
+  let known = durations.get(messages)
+  if (!known) durations.set(messages, (known = new Map()))
+  let text = known.get(minutes)
+  if (text === undefined) {
+    text = minuteFormat(messages.lang).format(Math.max(0, minutes))
+    if (known.size >= MAX_WAITS) known.clear()
+    known.set(minutes, text)
+  }
+  return text
+}
+
+/**
+ * Random queueing's `waitTimeFormatted`: "5 minutes to 15 minutes", Cloudflare's phrasing, in the page's
+ * language (its `waitBetween` around two Intl durations); one duration when both ends are the same.
+ */
+export function formatWaitBetween(low: number, high: number, messages: Messages): string {
+  const from = Math.max(1, low)
+  const to = Math.max(from, high)
+  if (from === to) return formatMinutes(from, messages)
+  return messages.waitBetween.replace('{from}', () => formatMinutes(from, messages)).replace('{to}', () => formatMinutes(to, messages))
 }
 
 /** "3–7 minutes" in the page's language: random queueing's 25th to 75th percentile. */

@@ -5,7 +5,7 @@
  */
 import type { Messages } from './messages.ts'
 import type { MinutePlan } from '../admission/plan.ts'
-import { formatWait, type TemplateVariables } from './queue-page.ts'
+import { formatMinutes, formatWait, formatWaitBetween, type TemplateVariables } from './queue-page.ts'
 import type { EffectiveSettings } from '../admission/settings.ts'
 import type { Snapshot } from '../admission/snapshot.ts'
 import { estimateFifoWait, estimateRandomWait, usersAhead } from '../admission/wait.ts'
@@ -21,6 +21,11 @@ export interface QueueContext {
   newlyQueued: boolean
   refreshIntervalSeconds: number
   now: number
+  /**
+   * ms of the user's last counted check-in when this request was not one (a refresh that came too early):
+   * `lastUpdated` stays there, as Cloudflare documents. Undefined: this request is the check-in (`now`).
+   */
+  lastCountedAt?: number | undefined
   messages: Messages
 }
 
@@ -29,11 +34,11 @@ const minutesUntil = (at: number, now: number): number => Math.max(0, Math.ceil(
 let isoSecond = Number.NaN
 let isoText = ''
 /**
- * `lastUpdated`: the time of the estimate to the second (a page says seconds at most), made once a second.
+ * `lastUpdated`: the time of the check-in to the second (a page says seconds at most), made once a second.
  * Whole seconds also let one rendered page serve everyone queued in that second (queue-page.ts).
  */
-function estimateTime(now: number): string {
-  const second = Math.floor(now / 1000)
+function estimateTime(at: number): string {
+  const second = Math.floor(at / 1000)
   if (second !== isoSecond) {
     isoSecond = second
     isoText = new Date(second * 1000).toISOString()
@@ -63,27 +68,39 @@ export function queueVariables(q: QueueContext): TemplateVariables {
     }
   }
   const event = phase.event
+  const eventActive = phase.active || phase.prequeueing
+  const untilStart = event && phase.prequeueing ? minutesUntil(event.eventStartTime, now) : undefined
+  const untilEnd = event && eventActive ? minutesUntil(event.eventEndTime, now) : undefined
+  const waited = waitTime ?? 0
   return {
-    inWaitingRoom: method !== 'reject',
+    // Cloudflare: "always true" — the reject page is the waiting room's answer too (isRejectQueue tells it).
+    inWaitingRoom: true,
     waitTimeKnown: waitTime !== undefined,
-    waitTime: waitTime ?? 0,
+    waitTime: waited,
+    waitTimeHours: Math.floor(waited / 60),
+    waitTimeHourMinutes: waited % 60,
     waitTime25Percentile: percentiles[0] ?? 0,
     waitTime50Percentile: percentiles[1] ?? 0,
     waitTime75Percentile: percentiles[2] ?? 0,
-    waitTimeFormatted: formatWait(waitTime, q.messages),
+    waitTimeFormatted:
+      method === 'random' && waitTime !== undefined
+        ? formatWaitBetween(percentiles[0] ?? waitTime, percentiles[2] ?? waitTime, q.messages)
+        : formatWait(waitTime, q.messages),
     queueIsFull: false,
     queueAll: settings.queueAll,
-    lastUpdated: estimateTime(now),
+    lastUpdated: estimateTime(q.lastCountedAt ?? now),
     refreshIntervalSeconds: q.refreshIntervalSeconds,
     queueingMethod: method,
     isFIFOQueue: method === 'fifo',
     isRandomQueue: method === 'random',
     isPassthroughQueue: method === 'passthrough',
     isRejectQueue: method === 'reject',
-    isEventActive: phase.active,
+    isEventActive: eventActive,
     isEventPrequeueing: phase.prequeueing,
-    timeUntilEventStart: event && now < event.eventStartTime ? minutesUntil(event.eventStartTime, now) : 0,
-    timeUntilEventEnd: event ? minutesUntil(event.eventEndTime, now) : 0,
+    timeUntilEventStart: untilStart ?? 0,
+    timeUntilEventStartFormatted: formatMinutes(untilStart, q.messages),
+    timeUntilEventEnd: untilEnd ?? 0,
+    timeUntilEventEndFormatted: formatMinutes(untilEnd, q.messages),
     shuffleAtEventStart: event?.shuffleAtEventStart === true,
   }
 }

@@ -10,7 +10,7 @@ import type { CoverageOptions } from './coverage.ts'
 import { eventSchema, type WaitingRoomEventInput } from '../admission/events.ts'
 import { templateError } from '../page/template-check.ts'
 import { WaitingRoomError } from '../errors.ts'
-import { LANGUAGES } from '../page/messages.ts'
+import { TEMPLATE_LANGUAGES } from '../page/messages.ts'
 import type { QueueingMethod } from '../admission/plan.ts'
 import type { RoomSettings, SettingsStorage } from '../admission/settings.ts'
 
@@ -70,8 +70,9 @@ export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions
   template?: string | undefined
   /**
    * Language of the default page when the browser's is not offered: one of `en`, `es`, `fr`, `de`, `it`, `pt`,
-   * `nl`, `pl`, `ja`, `zh` (Simplified), `zh-Hant` (Traditional), `ko`, `ar`, `he`, `hi`, `tr`, `ru`, `uk`, `id`.
-   * Default `en`.
+   * `nl`, `pl`, `ja`, `zh` (Simplified), `zh-Hant` (Traditional), `ko`, `ar`, `he`, `hi`, `tr`, `ru`, `uk`, `id`,
+   * `fa`, `bg`, `hr`, `cs`, `da`, `fi`, `lt`, `lv`, `ms`, `nb`, `ro`, `el`, `hu`, `sr`, `sk`, `sl`, `sv`, `tl`,
+   * `th`, `vi` — or Cloudflare's code for it (`en-US`, `pt-BR`, `zh-TW`, …). Default `en`.
    */
   defaultTemplateLanguage?: string | undefined
   /** Where the request is decided: a location name. Default: Cloudflare `cf.colo`, `DENO_REGION`, Vercel region, else `local`. */
@@ -130,7 +131,7 @@ const optionsSchema = z
       .union([z.string().min(32, 'at least 32 characters'), z.array(z.string().min(32, 'at least 32 characters')).min(1)])
       .optional(),
     template: z.string().min(1).refine((t) => templateError(t) === undefined, { error: (i) => templateError(String(i.input)) ?? 'invalid template' }).optional(),
-    defaultTemplateLanguage: z.enum(LANGUAGES, `one of ${LANGUAGES.join(', ')}`).optional(),
+    defaultTemplateLanguage: z.enum(TEMPLATE_LANGUAGES, `one of ${TEMPLATE_LANGUAGES.join(', ')}`).optional(),
     location: fn<(c: Context) => string>('a function (c) => string').optional(),
     coordinator: z
       .custom<Coordinator | ((c: Context) => Coordinator)>(

@@ -18,4 +18,5 @@ export const ar: Messages = {
   rejectHeading: 'هذا الموقع لا يستقبل زوارًا حاليًا',
   rejectIntro: 'يُرجى العودة لاحقًا.',
   lastUpdatedLabel: 'آخر تحديث',
+  waitBetween: 'من {from} إلى {to}',
 }

@@ -15,4 +15,5 @@ export const de: Messages = {
   rejectHeading: 'Diese Website nimmt derzeit keine Besucher an',
   rejectIntro: 'Bitte versuchen Sie es später erneut.',
   lastUpdatedLabel: 'Zuletzt aktualisiert',
+  waitBetween: '{from} bis {to}',
 }

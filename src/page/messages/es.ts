@@ -15,4 +15,5 @@ export const es: Messages = {
   rejectHeading: 'Este sitio no admite visitantes en este momento',
   rejectIntro: 'Vuelve a intentarlo más tarde.',
   lastUpdatedLabel: 'Última actualización',
+  waitBetween: 'entre {from} y {to}',
 }

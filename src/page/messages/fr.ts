@@ -15,4 +15,5 @@ export const fr: Messages = {
   rejectHeading: 'Ce site n’accepte pas de visiteurs pour le moment',
   rejectIntro: 'Veuillez revenir plus tard.',
   lastUpdatedLabel: 'Dernière mise à jour',
+  waitBetween: 'de {from} à {to}',
 }

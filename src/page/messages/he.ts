@@ -15,4 +15,5 @@ export const he: Messages = {
   rejectHeading: 'האתר אינו מקבל מבקרים כרגע',
   rejectIntro: 'נסו שוב מאוחר יותר.',
   lastUpdatedLabel: 'עודכן לאחרונה',
+  waitBetween: '{from} עד {to}',
 }

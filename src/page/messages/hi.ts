@@ -15,4 +15,5 @@ export const hi: Messages = {
   rejectHeading: 'यह साइट अभी आगंतुकों को स्वीकार नहीं कर रही है',
   rejectIntro: 'कृपया बाद में फिर आएँ।',
   lastUpdatedLabel: 'अंतिम अपडेट',
+  waitBetween: '{from} से {to}',
 }

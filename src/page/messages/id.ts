@@ -15,4 +15,5 @@ export const id: Messages = {
   rejectHeading: 'Situs ini sedang tidak menerima pengunjung',
   rejectIntro: 'Silakan kembali lagi nanti.',
   lastUpdatedLabel: 'Terakhir diperbarui',
+  waitBetween: '{from} hingga {to}',
 }

@@ -6,39 +6,76 @@
  */
 import type { Messages } from './types.ts'
 import { ar } from './ar.ts'
+import { bg } from './bg.ts'
+import { cs } from './cs.ts'
+import { da } from './da.ts'
 import { de } from './de.ts'
+import { el } from './el.ts'
 import { en } from './en.ts'
 import { es } from './es.ts'
+import { fa } from './fa.ts'
+import { fi } from './fi.ts'
 import { fr } from './fr.ts'
 import { he } from './he.ts'
 import { hi } from './hi.ts'
+import { hr } from './hr.ts'
+import { hu } from './hu.ts'
 import { id } from './id.ts'
 import { it } from './it.ts'
 import { ja } from './ja.ts'
 import { ko } from './ko.ts'
+import { lt } from './lt.ts'
+import { lv } from './lv.ts'
+import { ms } from './ms.ts'
+import { nb } from './nb.ts'
 import { nl } from './nl.ts'
 import { pl } from './pl.ts'
 import { pt } from './pt.ts'
+import { ro } from './ro.ts'
 import { ru } from './ru.ts'
+import { sk } from './sk.ts'
+import { sl } from './sl.ts'
+import { sr } from './sr.ts'
+import { sv } from './sv.ts'
+import { th } from './th.ts'
+import { tl } from './tl.ts'
 import { tr } from './tr.ts'
 import { uk } from './uk.ts'
-import { zh } from './zh.ts'
+import { vi } from './vi.ts'
 import { zhHant } from './zh-hant.ts'
+import { zh } from './zh.ts'
 
 export type { Messages }
 
 /**
  * The languages of the built-in page, by the code `chooseLanguage` returns and `defaultTemplateLanguage`
- * takes. `zh` is Simplified Chinese, `zh-Hant` Traditional.
+ * takes (which also takes Cloudflare's codes, {@link CLOUDFLARE_LANGUAGES}). `zh` is Simplified Chinese,
+ * `zh-Hant` Traditional; `sr` is Serbian in Latin script; `tl` is Filipino.
  */
 export const LANGUAGES = [
   'en', 'es', 'fr', 'de', 'it', 'pt', 'nl', 'pl', 'ja', 'zh', 'zh-Hant', 'ko', 'ar', 'he', 'hi', 'tr', 'ru', 'uk', 'id',
+  'fa', 'bg', 'hr', 'cs', 'da', 'fi', 'lt', 'lv', 'ms', 'nb', 'ro', 'el', 'hu', 'sr', 'sk', 'sl', 'sv', 'tl', 'th', 'vi',
 ] as const
+
+/**
+ * Cloudflare Waiting Room's `default_template_language` values: the 38 of its API reference (Terraform
+ * provider 5.x, `waiting_room.default_template_language`) and `lv-LV`, which later lists add. Each one
+ * names one of {@link LANGUAGES} (`pt-BR` → `pt`, `zh-TW` → `zh-Hant`, `sr-BA` → `sr`, `tl-PH` → `tl`).
+ */
+export const CLOUDFLARE_LANGUAGES = [
+  'en-US', 'es-ES', 'de-DE', 'fr-FR', 'it-IT', 'ja-JP', 'ko-KR', 'pt-BR', 'zh-CN', 'zh-TW', 'nl-NL', 'pl-PL', 'id-ID',
+  'tr-TR', 'ar-EG', 'ru-RU', 'fa-IR', 'bg-BG', 'hr-HR', 'cs-CZ', 'da-DK', 'fi-FI', 'lt-LT', 'ms-MY', 'nb-NO', 'ro-RO',
+  'el-GR', 'he-IL', 'hi-IN', 'hu-HU', 'sr-BA', 'sk-SK', 'sl-SI', 'sv-SE', 'tl-PH', 'th-TH', 'uk-UA', 'vi-VN', 'lv-LV',
+] as const
+
+/** What `defaultTemplateLanguage` takes: our codes and Cloudflare's. */
+export const TEMPLATE_LANGUAGES = [...LANGUAGES, ...CLOUDFLARE_LANGUAGES] as const
 
 export type Language = (typeof LANGUAGES)[number]
 
 const BY_LANGUAGE: Record<Language, Messages> = {
   en, es, fr, de, it, pt, nl, pl, ja, zh, 'zh-Hant': zhHant, ko, ar, he, hi, tr, ru, uk, id,
+  fa, bg, hr, cs, da, fi, lt, lv, ms, nb, ro, el, hu, sr, sk, sl, sv, tl, th, vi,
 }
 
 /** Every language's texts, by the codes in {@link LANGUAGES}. */
@@ -47,8 +84,11 @@ export const MESSAGES: Record<string, Messages> = BY_LANGUAGE
 /** Lower-cased code → code, for case-insensitive matching. */
 const BY_LOWER_CASE = new Map<string, Language>(LANGUAGES.map((code) => [code.toLowerCase(), code]))
 
-/** Deprecated primary subtags still sent by some clients. */
-const LEGACY: Record<string, string> = { iw: 'he', in: 'id' }
+/**
+ * Deprecated primary subtags still sent by some clients, and codes read in a language we have: Norwegian
+ * (`no`) and Nynorsk readers read Bokmål, `fil` is the ISO 639-2 code of Filipino.
+ */
+const LEGACY: Record<string, string> = { iw: 'he', in: 'id', no: 'nb', nn: 'nb', fil: 'tl' }
 
 /** Regions whose Chinese is written in Traditional characters. */
 const TRADITIONAL_REGIONS = new Set(['tw', 'hk', 'mo'])

@@ -15,4 +15,5 @@ export const it: Messages = {
   rejectHeading: 'Questo sito non accetta visitatori al momento',
   rejectIntro: 'Riprova più tardi.',
   lastUpdatedLabel: 'Ultimo aggiornamento',
+  waitBetween: 'da {from} a {to}',
 }

@@ -15,4 +15,5 @@ export const ja: Messages = {
   rejectHeading: '現在、このサイトへのアクセスを受け付けていません',
   rejectIntro: 'しばらくしてから再度アクセスしてください。',
   lastUpdatedLabel: '最終更新',
+  waitBetween: '{from}～{to}',
 }

@@ -15,4 +15,5 @@ export const ko: Messages = {
   rejectHeading: '현재 이 사이트는 방문자를 받지 않습니다',
   rejectIntro: '나중에 다시 방문해 주세요.',
   lastUpdatedLabel: '마지막 업데이트',
+  waitBetween: '{from}~{to}',
 }

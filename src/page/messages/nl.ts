@@ -15,4 +15,5 @@ export const nl: Messages = {
   rejectHeading: 'Deze website laat op dit moment geen bezoekers toe',
   rejectIntro: 'Probeer het later opnieuw.',
   lastUpdatedLabel: 'Laatst bijgewerkt',
+  waitBetween: '{from} tot {to}',
 }

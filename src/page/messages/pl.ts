@@ -18,4 +18,5 @@ export const pl: Messages = {
   rejectHeading: 'Ta witryna nie przyjmuje teraz odwiedzających',
   rejectIntro: 'Spróbuj ponownie później.',
   lastUpdatedLabel: 'Ostatnia aktualizacja',
+  waitBetween: '{from} – {to}',
 }

@@ -15,4 +15,5 @@ export const pt: Messages = {
   rejectHeading: 'Este site não está recebendo visitantes no momento',
   rejectIntro: 'Tente novamente mais tarde.',
   lastUpdatedLabel: 'Última atualização',
+  waitBetween: 'entre {from} e {to}',
 }

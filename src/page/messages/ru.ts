@@ -18,4 +18,5 @@ export const ru: Messages = {
   rejectHeading: 'Сейчас сайт не принимает посетителей',
   rejectIntro: 'Пожалуйста, зайдите позже.',
   lastUpdatedLabel: 'Последнее обновление',
+  waitBetween: '{from} – {to}',
 }

@@ -15,4 +15,5 @@ export const tr: Messages = {
   rejectHeading: 'Bu site şu anda ziyaretçi kabul etmiyor',
   rejectIntro: 'Lütfen daha sonra tekrar deneyin.',
   lastUpdatedLabel: 'Son güncelleme',
+  waitBetween: '{from} ile {to} arası',
 }

@@ -15,10 +15,16 @@ export interface Messages {
   waitLabel: string
   /** The estimated wait; `{time}` is replaced by the localised number and unit (e.g. "5 Minuten"). */
   waitAbout: string
+  /** The wait when there is no estimate (Cloudflare's "unavailable"); also an event time that does not apply. */
   waitUnknown: string
   refreshNote: string
   randomNote: string
   rejectHeading: string
   rejectIntro: string
   lastUpdatedLabel: string
+  /**
+   * Random queueing's wait as a range, Cloudflare's "5 minutes to 15 minutes": `{from}` and `{to}` are
+   * replaced by Intl's number and unit (e.g. "5 Minuten").
+   */
+  waitBetween: string
 }

@@ -15,4 +15,5 @@ export const uk: Messages = {
   rejectHeading: 'Зараз сайт не приймає відвідувачів',
   rejectIntro: 'Будь ласка, поверніться пізніше.',
   lastUpdatedLabel: 'Останнє оновлення',
+  waitBetween: '{from} – {to}',
 }

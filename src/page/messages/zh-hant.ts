@@ -15,4 +15,5 @@ export const zhHant: Messages = {
   rejectHeading: '本網站目前暫不開放造訪',
   rejectIntro: '請稍後再來。',
   lastUpdatedLabel: '最後更新',
+  waitBetween: '{from}到{to}',
 }

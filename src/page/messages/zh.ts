@@ -15,4 +15,5 @@ export const zh: Messages = {
   rejectHeading: '本网站目前暂不接受访问',
   rejectIntro: '请稍后再来。',
   lastUpdatedLabel: '最后更新',
+  waitBetween: '{from}至{to}',
 }

@@ -3,6 +3,10 @@
  * The built-in queue page: one self-contained document (no external assets, so it renders while the
  * origin is overloaded), readable on a phone, accessible (landmarks, a live status region, reduced
  * motion honoured), refreshing itself through a meta refresh as well as the Refresh header.
+ *
+ * Times: the server writes them in UTC (it cannot know the reader's zone) and a few lines of inline script
+ * rewrite every `<time datetime>` in the reader's own time zone and clock style (12 or 24 hours, from the
+ * browser's locale), in the page's language. Without JavaScript the server's text stays.
  */
 export const DEFAULT_TEMPLATE = `<!doctype html>
 <html lang="{{t.lang}}" dir="{{dir}}">
@@ -50,6 +54,18 @@ small{color:var(--muted)}
 {{/isRejectQueue}}
 <p><small>{{t.lastUpdatedLabel}}: <time datetime="{{lastUpdated}}">{{lastUpdatedFormatted}}</time></small></p>
 </main>
+<script>
+(function () {
+  try {
+    var clock = new Intl.DateTimeFormat(undefined, { hour: 'numeric' }).resolvedOptions().hourCycle;
+    var format = new Intl.DateTimeFormat(document.documentElement.lang, { timeStyle: 'medium', hourCycle: clock });
+    document.querySelectorAll('time[datetime]').forEach(function (time) {
+      var date = new Date(time.getAttribute('datetime'));
+      if (!isNaN(date.getTime())) time.textContent = format.format(date);
+    });
+  } catch (error) {}
+})();
+</script>
 </body>
 </html>
 `

@@ -34,6 +34,8 @@ export interface Decision {
   refresh: number
   /** True when this request gave the user their first place in line. */
   newlyQueued: boolean
+  /** A too-early check-in: ms of the last counted one, which the page's `lastUpdated` keeps showing. */
+  lastCountedAt?: number
 }
 
 /** Decides for a user without a session and records what the decision counts. */
@@ -52,7 +54,7 @@ export async function decide(room: Room, c: Context, s: EffectiveSettings, ticke
   if (ticket && now < dueAt - CHECK_IN_TOLERANCE_MS) {
     room.report(c, location, now, coordinator)
     const left = Math.max(1, Math.ceil((dueAt - now) / 1000))
-    return { outcome: 'queued', reason: 'too-early', ticketId, bucketId: ticket.bucketId, snapshot: room.link.snapshot(now), refresh: left, newlyQueued: false }
+    return { outcome: 'queued', reason: 'too-early', ticketId, bucketId: ticket.bucketId, snapshot: room.link.snapshot(now), refresh: left, newlyQueued: false, lastCountedAt: ticket.lastCheckInTime }
   }
 
   const minute = minuteOf(now)

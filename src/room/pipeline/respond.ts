@@ -20,6 +20,8 @@ export interface QueueView {
   /** Seconds until the next check-in counts (0: no refresh). */
   refresh: number
   newlyQueued: boolean
+  /** ms of the user's last counted check-in when this request was not one (too early). */
+  lastCountedAt?: number | undefined
 }
 
 /** The queue page (or JSON) for a queued or rejected user. */
@@ -34,6 +36,7 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
     newlyQueued: view.newlyQueued,
     refreshIntervalSeconds: view.refresh,
     now,
+    lastCountedAt: view.lastCountedAt,
     messages,
   })
   c.header('Cache-Control', 'no-store')
