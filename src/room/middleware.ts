@@ -86,7 +86,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     // Respond: the queue page, with the ticket that keeps the user's place (none for a rejection).
     if (decision.outcome === 'rejected') c.set('waitingRoom', { outcome: 'rejected', reason: decision.reason })
     else {
-      if (decision.reason !== 'too-early') {
+      if (decision.reason !== 'too-early' && decision.reason !== 'queue-full') {
         const queuedTicket = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: decision.refresh }
         await room.setTicket(c, queuedTicket, now, s)
       }
