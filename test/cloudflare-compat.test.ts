@@ -49,7 +49,7 @@ describe("compatibility: 'cloudflare' (middleware)", () => {
     expect(first.outcome).toBe('admitted')
     expect(first.response.headers.get('set-cookie')).toMatch(/^__cfwaitingroom=/)
     const result = await cloudflareJsonClient(
-      (headers) => room.app.request('/', { headers }),
+      async (headers) => room.app.request('/', { headers }),
       (seconds) => room.advance(seconds * 1000 + MINUTE_MS), // the first user's session ends meanwhile
     )
     expect(result.through).toBe(true)

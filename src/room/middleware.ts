@@ -14,6 +14,7 @@ import { applyOriginCommand } from './pipeline/origin-command.ts'
 import { queueResponse } from './pipeline/respond.ts'
 import { continueSession, readTicket } from './pipeline/session.ts'
 import { Room } from './room.ts'
+import { waitUntilOf } from './execution.ts'
 
 export type {
   DecisionReason,
@@ -51,6 +52,13 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       return next()
     }
     const now = room.o.clock()
+    // Runtime bypass rules (admin API): nothing to evaluate, and no await, unless rules exist.
+    const ruled = room.rules.matchOf(c, now, waitUntilOf(c))
+    if (ruled !== undefined && (typeof ruled === 'string' || (await ruled) !== undefined)) {
+      metrics.decisions.bypass++
+      c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
+      return next()
+    }
     const current = room.settingsAt(c, now)
     const s = current instanceof Promise ? await current : current
     if (s.suspended) {

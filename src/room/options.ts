@@ -217,6 +217,8 @@ export interface ResolvedOptions<E extends Env = Env> extends RoomSettings {
   ignorePathCase: boolean
   maxQueuedUsers: number | undefined
   compatibility: Compatibility
+  clientIp: ((c: Context) => string | undefined) | undefined
+  clientCountry: ((c: Context) => string | undefined) | undefined
 }
 
 export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {}): ResolvedOptions<E> {
@@ -256,5 +258,7 @@ export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {})
     ignorePathCase: options.ignorePathCase ?? false,
     maxQueuedUsers: options.maxQueuedUsers,
     compatibility: options.compatibility ?? 'default',
+    clientIp: options.clientIp as ((c: Context) => string | undefined) | undefined,
+    clientCountry: options.clientCountry as ((c: Context) => string | undefined) | undefined,
   }
 }

@@ -21,6 +21,7 @@ import { coverageCheck } from './coverage.ts'
 import type { RoomHandle } from './decision.ts'
 import { waitUntilOf, deferTo } from './execution.ts'
 import { RoomMetrics } from './metrics.ts'
+import { RuleSource } from '../rules/store.ts'
 import type { ResolvedOptions } from './options.ts'
 
 /** A queued ticket outlives this many refresh intervals after its last check-in. */
@@ -35,6 +36,8 @@ const DEFAULT_SYNC_INTERVAL_MS = 1000
 export class Room {
   readonly o: ResolvedOptions
   readonly settings: SettingsSource
+  /** Bypass rules added at runtime (admin `POST /rules`), from the settings storage. */
+  readonly rules: RuleSource
   readonly link: WorkerLink
   readonly metrics = new RoomMetrics()
   /** Undefined when the room covers every request. */
@@ -53,6 +56,7 @@ export class Room {
     const runtime = { totalActiveUsers, newUsersPerMinute, sessionDurationMinutes, disableSessionRenewal, queueingMethod }
     const more = { queueAll: o.queueAll, suspended: o.suspended, queueingStatusCode: o.queueingStatusCode, template: o.template }
     this.settings = new SettingsSource(o.roomId, { ...runtime, ...more }, normalizeEvents(o.events), o.storage, MAX_SNAPSHOT_AGE_MS)
+    this.rules = new RuleSource(o.roomId, this.settings.storage, MAX_SNAPSHOT_AGE_MS, { clientIp: o.clientIp, clientCountry: o.clientCountry })
     this.#fixedCoordinator = typeof o.coordinator === 'function' ? undefined : (o.coordinator ?? memoryCoordinator())
     this.locationOf = o.location ?? defaultLocation
     this.waitingWindow = waitingWindowMinutes(o.refreshIntervalSeconds)
@@ -134,6 +138,7 @@ export class Room {
       roomId: this.o.roomId,
       options: this.o,
       settings: this.settings,
+      rules: this.rules,
       metrics: this.metrics,
       link: this.link,
       coordinatorOf: (c) => this.coordinatorOf(c),

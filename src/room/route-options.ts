@@ -4,6 +4,7 @@
  * `additional_routes`), a queue ceiling (`queueIsFull`), and the Cloudflare compatibility mode. Kept apart from
  * `options.ts` so that file stays readable; `WaitingRoomOptions` extends {@link RouteOptions}.
  */
+import type { Context } from 'hono'
 import { z } from 'zod'
 
 /** One covered route: a host and a path prefix, as a Cloudflare room's `host` + `path` or one of its `additional_routes`. */
@@ -38,6 +39,13 @@ export interface RouteOptions {
    * `_<cookie.suffix>`), and the origin may also send `Cf-Waiting-Room-Command`. Default `default`.
    */
   compatibility?: Compatibility | undefined
+  /**
+   * The client's address for runtime bypass rules (`ip` conditions). Default: the proxy's conclusion,
+   * `CF-Connecting-IP` on Cloudflare Workers, else the socket's peer (Node, Bun, Deno); unknown elsewhere.
+   */
+  clientIp?: ((c: Context) => string | undefined) | undefined
+  /** The client's country (ISO alpha-2) for `country` conditions. Default: `request.cf.country`, else `CF-IPCountry`. */
+  clientCountry?: ((c: Context) => string | undefined) | undefined
 }
 
 const routePath = z
@@ -54,6 +62,8 @@ export const routeOptionFields = {
   ignorePathCase: z.boolean().optional(),
   maxQueuedUsers: z.number().int().min(1).max(100_000_000).optional(),
   compatibility: z.enum(['default', 'cloudflare'], "'default' or 'cloudflare'").optional(),
+  clientIp: z.custom<(c: Context) => string | undefined>((value) => typeof value === 'function', { message: 'expected a function (c) => string | undefined' }).optional(),
+  clientCountry: z.custom<(c: Context) => string | undefined>((value) => typeof value === 'function', { message: 'expected a function (c) => string | undefined' }).optional(),
 }
 
 /** The room's cookie name: an explicit `cookie.name`, else the mode's base, with `_suffix` (or `_roomId` for a routed room). */
