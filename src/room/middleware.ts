@@ -14,6 +14,7 @@ import { applyOriginCommand } from './pipeline/origin-command.ts'
 import { queueResponse } from './pipeline/respond.ts'
 import { continueSession, readTicket } from './pipeline/session.ts'
 import { Room } from './room.ts'
+import { deciderOf, registerHandler } from './registry.ts'
 import { waitUntilOf } from './execution.ts'
 
 export type {
@@ -44,6 +45,9 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
   const { metrics } = room
 
   const middleware: MiddlewareHandler<E & WaitingRoomEnv> = async function waitingRoom(c, next) {
+    // Several rooms on this request: only the most specific decides; the others pass it on untouched.
+    const decider = deciderOf(c, room)
+    if (decider !== undefined && decider !== room) return next()
     // Coverage: requests the room does not cover pass, uncounted (no await unless a rule is asynchronous).
     const covered = room.covers ? room.covers(c) : true
     if (covered !== true && !(await covered)) {
@@ -103,5 +107,6 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     return queueResponse(room, c, s, decision, now)
   }
 
+  registerHandler(middleware, room)
   return Object.assign(middleware, { room: room.handle() })
 }

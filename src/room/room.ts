@@ -18,6 +18,8 @@ import { isHttps, serializeCookie, type CookieAttributes } from '../ticket/cooki
 import { ticketSealerOf } from '../ticket/secret.ts'
 import type { Ticket } from '../ticket/ticket.ts'
 import { coverageCheck } from './coverage.ts'
+import { claimCookie, type RegisteredRoom } from './registry.ts'
+import { legacyRoutes, routeScorer } from './routes.ts'
 import type { RoomHandle } from './decision.ts'
 import { waitUntilOf, deferTo } from './execution.ts'
 import { RoomMetrics } from './metrics.ts'
@@ -33,8 +35,14 @@ const MAX_SNAPSHOT_AGE_MS = 5000
 /** Report interval when neither the option nor the coordinator states one (remote backends). */
 const DEFAULT_SYNC_INTERVAL_MS = 1000
 
-export class Room {
+export class Room implements RegisteredRoom {
   readonly o: ResolvedOptions
+  get roomId(): string {
+    return this.o.roomId
+  }
+  get cookieName(): string {
+    return this.o.cookieName
+  }
   readonly settings: SettingsSource
   /** Bypass rules added at runtime (admin `POST /rules`), from the settings storage. */
   readonly rules: RuleSource
@@ -43,6 +51,9 @@ export class Room {
   /** Undefined when the room covers every request. */
   readonly covers: ((c: Context) => boolean | Promise<boolean>) | undefined
   readonly revokeEnabled: boolean
+  /** The specificity of the most specific route covering a request (undefined: none), to rank rooms in one app. */
+  readonly scoreOf: (c: Context) => number | undefined
+  readonly sharesApp: boolean
   readonly waitingWindow: number
   readonly sealerOf: ReturnType<typeof ticketSealerOf>
   readonly locationOf: (c: Context) => string
@@ -69,7 +80,12 @@ export class Room {
       clock: o.clock,
       waitingWindowMinutes: this.waitingWindow,
     })
-    this.covers = coverageCheck(o.coverage)
+    const { routes, coverage } = o
+    const rest = coverageCheck(coverage) // with routes: only the bypass rules
+    this.scoreOf = routes ? routeScorer(routes, o.ignorePathCase) : routeScorer(legacyRoutes(coverage.hosts, coverage.paths), true, 'paths', false)
+    this.covers = routes ? (c) => this.scoreOf(c) !== undefined && (rest ? rest(c) : true) : rest
+    this.sharesApp = routes !== undefined || o.compatibility === 'cloudflare'
+    claimCookie(this)
     this.revokeEnabled = o.enabledOriginCommands.includes('revoke')
     this.#cookie = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain, partitioned: o.cookiePartitioned }
     this.sealerOf = ticketSealerOf(o.roomId, o.secret)
