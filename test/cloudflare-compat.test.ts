@@ -58,6 +58,16 @@ describe("compatibility: 'cloudflare' (middleware)", () => {
     expect(result.cookie).toMatch(/^__cfwaitingroom=/)
   })
 
+  it("the JSON carries every field of Cloudflare's documented response, with its type", async () => {
+    const room = roomHarness(options)
+    await room.visit()
+    const body = JSON.parse(await (await room.app.request('/', { headers: { Accept: 'application/json' } })).text())
+    expect(Object.keys(body)).toEqual(['cfWaitingRoom'])
+    // From Cloudflare's "Get JSON response" example.
+    const documented = { inWaitingRoom: true, waitTime: 5, waitTimeKnown: true, waitTimeFormatted: '5 minutes', queueIsFull: false, queueAll: false, lastUpdated: '2021-08-03T23:46:00.000Z', refreshIntervalSeconds: 20 }
+    for (const [field, example] of Object.entries(documented)) expect(typeof body.cfWaitingRoom[field], field).toBe(typeof example)
+  })
+
   it.each([
     ['application/json', true],
     ['application/json, text/html', false],
