@@ -15,7 +15,6 @@ import { queueResponse } from './pipeline/respond.ts'
 import { continueSession, readTicket } from './pipeline/session.ts'
 import { Room } from './room.ts'
 import { deciderOf, registerHandler } from './registry.ts'
-import { waitUntilOf } from './execution.ts'
 
 export type {
   DecisionReason,
@@ -57,7 +56,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     }
     const now = room.o.clock()
     // Runtime bypass rules (admin API): nothing to evaluate, and no await, unless rules exist.
-    const ruled = room.rules.matchOf(c, now, waitUntilOf(c))
+    const ruled = room.rules.matchOf(c, now)
     if (ruled !== undefined && (typeof ruled === 'string' || (await ruled) !== undefined)) {
       metrics.decisions.bypass++
       c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })

@@ -7,6 +7,7 @@
 import type { Context } from 'hono'
 import type { SettingsStorage } from '../admission/settings.ts'
 import { WaitingRoomError } from '../errors.ts'
+import { waitUntilOf } from '../room/execution.ts'
 import { compileCondition, type RequestFacts, type Truth } from './evaluate.ts'
 import { factsOf, type FactSources } from './facts.ts'
 import { MAX_RULES, rulesSchema, type BypassRule } from './language.ts'
@@ -39,11 +40,11 @@ export class RuleSource {
   }
 
   /** The id of the first enabled rule that surely matches `c`, or undefined; awaits only the very first load. */
-  matchOf(c: Context, now: number, waitUntil?: (promise: Promise<unknown>) => void): string | undefined | Promise<string | undefined> {
+  matchOf(c: Context, now: number): string | undefined | Promise<string | undefined> {
     if (!this.#loaded) return this.load(now).then(() => this.#match(c), () => this.#match(c))
     if (!this.#loading && now - this.#lastLoadAt >= this.#refreshMs) {
       const loading = this.load(now).catch(() => {}) // a storage outage keeps the last known rules
-      waitUntil?.(loading)
+      waitUntilOf(c)?.(loading) // looked up only when a reload starts
     }
     return this.#compiled.length === 0 ? undefined : this.#match(c)
   }
