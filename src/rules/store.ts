@@ -30,7 +30,7 @@ export class RuleSource {
   #lastLoadAt = Number.NEGATIVE_INFINITY
   #loaded = false
   /** Requests each rule let through on this worker, by rule id (kept after a rule is deleted: counters only grow). */
-  readonly hits = new Map<string, number>()
+  readonly hits: Map<string, number> = new Map()
 
   constructor(roomId: string, storage: SettingsStorage, refreshMs: number, sources: FactSources) {
     this.#key = `waiting-room:${roomId}:rules`
