@@ -9,6 +9,7 @@ import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 import { waitingRoom, type WaitingRoomEnv, type WaitingRoomOptions } from '../src/index.ts'
 import { START, TEST_SECRET } from './support/room-harness.ts'
+import { pathVariants, readingsOf, wirePathOf } from './support/path-variants.ts'
 
 const base = { secret: TEST_SECRET, clock: () => START, totalActiveUsers: 1000, newUsersPerMinute: 1000 }
 
@@ -146,5 +147,29 @@ describe('cookie names: one room per name', () => {
     const one = waitingRoom({ ...base, roomId: 'plain-one' })
     expect(() => waitingRoom({ ...base, roomId: 'plain-two' })).not.toThrow()
     expect(one.room.options.cookieName).toBe('__wroom')
+  })
+})
+
+describe('routes keep coverage fail-closed (the generated path variants of coverage-fuzz)', () => {
+  const variants = [...new Set(['/shop/..;/', '/shop/..%2F', '/shop/%2e%2e%2f', '/shop/..%5C', '/x/..%2Fshop', ...pathVariants(400, 19)])]
+  const site = (options: WaitingRoomOptions) => {
+    const app = new Hono().use('*', waitingRoom({ ...base, queueAll: true, ...options }))
+    app.get('/shop/*', (c) => c.text('shop', 200, { 'x-handler': 'shop' }))
+    app.get('*', (c) => c.text('other', 200, { 'x-handler': 'other' }))
+    return app
+  }
+  it.each([
+    ['case-sensitive', { roomId: 'fuzz-cs', routes: [{ host: 'a.test', path: '/shop' }] }, (p: string) => /^\/shop(?:\/|$)/.test(p)],
+    ['ignorePathCase', { roomId: 'fuzz-ci', routes: [{ host: 'a.test', path: '/shop' }], ignorePathCase: true }, (p: string) => /^\/shop(?:\/|$)/i.test(p)],
+  ] as const)('%s: no variant reaches a /shop handler, and every one some reading puts under /shop is queued', async (_, options, under) => {
+    const app = site(options)
+    const broken: string[] = []
+    for (const variant of variants) {
+      const response = await app.request(`http://a.test${variant}`)
+      const handler = response.headers.get('x-handler')
+      if (handler === 'shop' || (handler !== null && readingsOf(wirePathOf(variant)).some(under))) broken.push(`${variant} → ${handler}`)
+    }
+    expect(variants.length).toBeGreaterThan(300)
+    expect(broken).toEqual([])
   })
 })
