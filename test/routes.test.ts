@@ -83,6 +83,23 @@ describe('several rooms in one app', () => {
     expect((await request('http://x.test/other')).cookies).toEqual(['__wroom_all'])
   })
 
+  it.each([false, true])('finds a room mounted in a sub-app (sub-app with its own onError: %s)', async (ownOnError) => {
+    const app = new Hono<WaitingRoomEnv>()
+    app.use('*', waitingRoom({ ...base, roomId: 'outer', routes: [{ path: '/' }] }))
+    const shop = new Hono<WaitingRoomEnv>()
+    if (ownOnError) shop.onError((_, c) => c.text('shop error', 500))
+    shop.use('*', waitingRoom({ ...base, roomId: 'inner', routes: [{ path: '/shop' }], totalActiveUsers: 1, newUsersPerMinute: 1 }))
+    shop.get('*', (c) => c.json(c.get('waitingRoom')))
+    app.route('/shop', shop)
+    app.get('*', (c) => c.json(c.get('waitingRoom')))
+    const first = await app.request('http://x.test/shop/a')
+    expect(first.headers.getSetCookie().map((c) => c.split('=')[0])).toEqual(['__wroom_inner'])
+    expect(await first.json()).toMatchObject({ outcome: 'admitted', reason: 'slot' })
+    const second = await app.request('http://x.test/shop/b')
+    expect(second.headers.get('content-type')).toMatch(/html/) // queued by the inner room, which is full
+    expect((await app.request('http://x.test/home')).headers.getSetCookie().map((c) => c.split('=')[0])).toEqual(['__wroom_outer'])
+  })
+
   const SEGMENTS = ['a', 'b', 'c']
   const pathArb = fc.array(fc.constantFrom(...SEGMENTS), { maxLength: 3 }).map((s) => `/${s.join('/')}`)
   const routeArb = fc.record({ host: fc.option(fc.constantFrom('x.test', 'y.test'), { nil: undefined }), path: pathArb })
