@@ -213,7 +213,7 @@ export interface ResolvedOptions<E extends Env = Env> extends RoomSettings {
   enabledOriginCommands: 'revoke'[]
   storage: SettingsStorage | undefined
   coverage: CoverageOptions
-  routes: RouteInput[] | undefined
+  routes: readonly RouteInput[] | undefined
   ignorePathCase: boolean
   maxQueuedUsers: number | undefined
   compatibility: Compatibility

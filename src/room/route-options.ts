@@ -25,7 +25,7 @@ export interface RouteOptions {
    * (README "Several rooms in one app"). A room with routes and no cookie name writes `__wroom_<roomId>`.
    * Default: every request (or `hosts`/`paths`).
    */
-  routes?: RouteInput[] | undefined
+  routes?: readonly RouteInput[] | undefined
   /** Match `routes` paths case-insensitively (for an origin that ignores case). Default false. */
   ignorePathCase?: boolean | undefined
   /**
