@@ -55,6 +55,16 @@ export const FLAGS: readonly Flag[] = [
   { name: 'room-id', value: '<id>', env: ['WR_ROOM_ID'], kind: 'string', defaultText: 'default', help: 'names the room in tickets and shared state', option: 'roomId' },
   { name: 'secret', value: '<key>', env: ['WR_SECRET', 'WAITING_ROOM_SECRET'], kind: 'string', defaultText: 'random per process', help: 'ticket key, 32+ characters; share it across processes', option: 'secret' },
   { name: 'json', env: ['WR_JSON'], kind: 'boolean', defaultText: 'false', help: 'answer Accept: application/json with the queue state as JSON', option: 'jsonResponseEnabled' },
+  {
+    name: 'compatibility',
+    value: '<mode>',
+    env: ['WR_COMPATIBILITY'],
+    kind: 'string',
+    defaultText: 'default',
+    help: "default or cloudflare (JSON as cfWaitingRoom to exactly Accept: application/json, cookie __cfwaitingroom, Cf-Waiting-Room-Command obeyed)",
+    option: 'compatibility',
+  },
+  { name: 'max-queued-users', value: '<n>', env: ['WR_MAX_QUEUED_USERS'], kind: 'integer', min: 1, max: 100_000_000, unit: 'users', defaultText: 'no limit', help: 'the queue is full at this many waiting users: new users get the page with queueIsFull and no place', option: 'maxQueuedUsers' },
   { name: 'status-code', value: '<code>', env: ['WR_STATUS_CODE'], kind: 'integer', choices: [200, 202, 429], defaultText: '200', help: 'status of the queue page', option: 'queueingStatusCode' },
   {
     name: 'origin-commands',

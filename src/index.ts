@@ -17,6 +17,8 @@ export { waitingRoomAdmin, type WaitingRoomAdminOptions, type RoomStatus, type R
 export type { WaitingRoomEventInput } from './admission/events.ts'
 export type { SettingsPatch, SettingsStorage } from './admission/settings.ts'
 export type { WaitingRoomOptions, CookieOptions, SameSite, SecureMode, FailMode } from './room/options.ts'
+export type { RouteInput, Compatibility } from './room/route-options.ts'
+export type { BypassRule, Condition as BypassCondition, StringTest, NamedTest } from './rules/language.ts'
 export { WaitingRoomError, type WaitingRoomErrorCode } from './errors.ts'
 export { ANYWHERE, takeSlot, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from './coordination/coordinator.ts'
 export type { RoomState, LocationState, WorkerReport } from './coordination/state.ts'

@@ -186,7 +186,7 @@ describe('events', () => {
     const w = worker(clock, { storage })
     expect((await w.call('GET', '/events')).json).toEqual({ events: [] })
 
-    const created = await w.call('POST', '/events', { body: { id: 'launch', eventStartTime: at(10), eventEndTime: at(40), totalActiveUsers: 50 } })
+    const created = await w.call('POST', '/events', { body: { id: 'launch', eventStartTime: at(10), eventEndTime: at(40), totalActiveUsers: 50, newUsersPerMinute: 50 } })
     expect(created.status).toBe(201)
     expect(created.json.event).toMatchObject({ id: 'launch', eventStartTime: START + 10 * MINUTE, eventEndTime: START + 40 * MINUTE, totalActiveUsers: 50 })
     const unnamed = await w.call('POST', '/events', { body: { eventStartTime: START + 60 * MINUTE, eventEndTime: START + 70 * MINUTE } })
@@ -205,7 +205,7 @@ describe('events', () => {
     expect(backwards.json.issues).toEqual([{ path: 'eventEndTime', message: 'must be after eventStartTime' }])
     const missing = await w.call('POST', '/events', { body: { eventEndTime: at(190) } })
     expect(missing.json.issues.map((issue: { path: string }) => issue.path)).toEqual(['eventStartTime'])
-    const badLimit = await w.call('POST', '/events', { body: { eventStartTime: at(200), eventEndTime: at(210), newUsersPerMinute: -1 } })
+    const badLimit = await w.call('POST', '/events', { body: { eventStartTime: at(200), eventEndTime: at(210), totalActiveUsers: 10, newUsersPerMinute: -1 } })
     expect(badLimit.json.issues.map((issue: { path: string }) => issue.path)).toEqual(['newUsersPerMinute'])
 
     const listed = await w.call('GET', '/events')
@@ -261,14 +261,14 @@ describe('GET /status', () => {
   it('reports event_prequeueing with the event during its prequeue', async () => {
     const clock = freshClock()
     const w = worker(clock, { storage: createStorage() })
-    await w.call('POST', '/events', { body: { id: 'drop', prequeueStartTime: at(1), eventStartTime: at(3), eventEndTime: at(30) } })
+    await w.call('POST', '/events', { body: { id: 'drop', prequeueStartTime: at(1), eventStartTime: at(6), eventEndTime: at(30) } })
     expect((await w.call('GET', '/status')).json).toMatchObject({ status: 'not_queueing', event: null })
     clock.now += MINUTE + 1000
     await w.visit()
     const prequeue = await w.call('GET', '/status')
     expect(prequeue.json).toMatchObject({ status: 'event_prequeueing', estimatedQueuedUsers: 1, maxEstimatedTimeMinutes: 0 })
-    expect(prequeue.json.event).toMatchObject({ id: 'drop', eventStartTime: START + 3 * MINUTE })
-    clock.now += 2 * MINUTE
+    expect(prequeue.json.event).toMatchObject({ id: 'drop', eventStartTime: START + 6 * MINUTE })
+    clock.now += 5 * MINUTE
     expect((await w.call('GET', '/status')).json.event.id).toBe('drop') // active now
   })
 

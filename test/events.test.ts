@@ -39,7 +39,7 @@ describe('events in the room', () => {
       totalActiveUsers: 100,
       newUsersPerMinute: 100,
       jsonResponseEnabled: true,
-      events: [{ id: 'sale', eventStartTime: at(1), eventEndTime: at(30), totalActiveUsers: 2, queueingMethod: null }],
+      events: [{ id: 'sale', eventStartTime: at(1), eventEndTime: at(30), totalActiveUsers: 2, newUsersPerMinute: 100, queueingMethod: null }],
     })
     room.advance(MINUTE)
     expect((await room.visit()).outcome).toBe('admitted')
@@ -54,7 +54,7 @@ describe('events in the room', () => {
       newUsersPerMinute: 3,
       jsonResponseEnabled: true,
       refreshIntervalSeconds: 20,
-      events: [{ id: 'drop', prequeueStartTime: at(1), eventStartTime: at(3), eventEndTime: at(30) }],
+      events: [{ id: 'drop', prequeueStartTime: at(-2), eventStartTime: at(3), eventEndTime: at(30) }],
     })
     room.advance(MINUTE + 30_000)
     const prequeued: Visit[] = []
@@ -82,7 +82,7 @@ describe('events in the room', () => {
       newUsersPerMinute: 1,
       refreshIntervalSeconds: 20,
       random: seededRandom(seed),
-      events: [{ id: 'drop', prequeueStartTime: at(0), eventStartTime: at(1), eventEndTime: at(60), shuffleAtEventStart: true }],
+      events: [{ id: 'drop', prequeueStartTime: at(-4), eventStartTime: at(1), eventEndTime: at(60), shuffleAtEventStart: true }],
     })
     let users: Visit[] = []
     for (let i = 0; i < 12; i++) users.push(await room.visit())

@@ -14,27 +14,23 @@ import { previewSchema, previewVariables, type PreviewInput } from './preview.ts
 import { roomStatus, statusName } from './status.ts'
 import { invalid, validationHook } from './validation.ts'
 import { WaitingRoomError } from '../errors.ts'
-import { eventSchema } from '../admission/events.ts'
+import { eventIssues, eventSchema } from '../admission/events.ts'
 import { messagesFor } from '../page/messages.ts'
 import type { RoomHandle } from '../room/decision.ts'
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './prometheus.ts'
 import { renderQueuePage } from '../page/queue-page.ts'
 import { settingsPatchSchema } from '../admission/settings.ts'
+import { eventPreviewRoutes } from './event-preview.ts'
+import { ruleRoutes } from './rules.ts'
 
 export type { WaitingRoomAdminOptions } from './options.ts'
 export type { RoomStatus, RoomStatusName } from './status.ts'
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i
 
-const toMs = (value: number | string): number => (typeof value === 'number' ? value : Date.parse(value))
-
 /** An event as POST /events takes it: the checks that need both times are done here too, so they name their field. */
 const newEventSchema = eventSchema.superRefine((event, ctx) => {
-  const start = toMs(event.eventStartTime)
-  if (toMs(event.eventEndTime) <= start) ctx.addIssue({ code: 'custom', path: ['eventEndTime'], message: 'must be after eventStartTime' })
-  if (event.prequeueStartTime != null && toMs(event.prequeueStartTime) >= start) {
-    ctx.addIssue({ code: 'custom', path: ['prequeueStartTime'], message: 'must be before eventStartTime' })
-  }
+  for (const issue of eventIssues(event)) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message })
 })
 
 /**
@@ -149,6 +145,8 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
   })
 
   eventRoutes(admin, room)
+  eventPreviewRoutes(admin, room) // GET /events/:id/preview (./event-preview.ts)
+  ruleRoutes(admin, room) // GET|POST /rules, DELETE /rules/:id (./rules.ts)
 
   admin.get('/metrics', async (c) => {
     // During a coordinator outage the counters (errors, fallbacks) matter most: serve them without the gauges.

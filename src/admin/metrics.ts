@@ -58,6 +58,12 @@ export function roomMetricFamilies(room: RoomHandle, view: RoomView | undefined,
       samples: one(m.counterRoundTrips),
     },
   ]
+  families.push({
+    name: `${prefix}_rule_hits_total`,
+    help: 'Requests a runtime bypass rule let through on this worker, by rule id.',
+    type: 'counter',
+    samples: [...new Set([...room.rules.rules().map((r) => r.id), ...room.rules.hits.keys()])].map((rule) => ({ labels: { ...roomLabel, rule }, value: room.rules.hits.get(rule) ?? 0 })),
+  })
   if (!view) return families
 
   const { snapshot, plan, settings } = view

@@ -2,7 +2,10 @@
  * @module
  * Scheduled events: time windows with their own limits, an optional prequeue before the start (users
  * wait on a prequeue page and are let in from the start), and an optional shuffle of the prequeued users.
- * Fields left out (or null) inherit the room's settings.
+ * Fields left out (or null) inherit the room's settings. A `suspended` event is ignored: the room's own
+ * settings apply through its window. Cloudflare's limits hold: at most {@link MAX_EVENTS} events, an event lasts
+ * at least a minute, a prequeue opens at least 5 minutes before the start, `totalActiveUsers` and
+ * `newUsersPerMinute` are set together, and `shuffleAtEventStart` needs a prequeue.
  */
 import { z } from 'zod'
 import { templateError } from '../page/template-check.ts'
@@ -15,6 +18,8 @@ const time: z.ZodType<number | string, number | string> = z.union([z.number().in
 export interface WaitingRoomEventInput {
   id?: string | undefined
   name?: string | undefined
+  /** A note about the event (Cloudflare's `description`). */
+  description?: string | undefined
   eventStartTime: number | string
   eventEndTime: number | string
   prequeueStartTime?: number | string | null | undefined
@@ -33,6 +38,7 @@ export const eventSchema: z.ZodType<WaitingRoomEventInput, WaitingRoomEventInput
   /** Stable id; generated when missing. */
   id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, '1–64 letters, digits, _ . or -').optional(),
   name: z.string().max(200).optional(),
+  description: z.string().max(2000).optional(),
   /** ms since the epoch or an ISO 8601 time. */
   eventStartTime: time,
   eventEndTime: time,
@@ -46,6 +52,7 @@ export const eventSchema: z.ZodType<WaitingRoomEventInput, WaitingRoomEventInput
   disableSessionRenewal: z.boolean().nullish(),
   queueingMethod: z.enum(['fifo', 'random', 'passthrough', 'reject']).nullish(),
   queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)]).nullish(),
+  /** The event is ignored (the room's own settings apply), as Cloudflare's event `suspended`. */
   suspended: z.boolean().nullish(),
   template: z.string().min(1).refine((t) => templateError(t) === undefined, { error: (i) => templateError(String(i.input)) ?? 'invalid template' }).nullish(),
 })
@@ -60,11 +67,40 @@ export interface RoomEvent extends Omit<WaitingRoomEventInput, 'eventStartTime' 
 
 const toMs = (value: number | string): number => (typeof value === 'number' ? value : Date.parse(value))
 
+/** Most events a room holds (stored and given as options together). */
+export const MAX_EVENTS = 100
+const MINUTE_MS = 60_000
+/** Cloudflare: the prequeue opens at least five minutes before the event starts. */
+export const MIN_PREQUEUE_MS = 5 * MINUTE_MS
+/** Cloudflare: the start is at least one minute before the end. */
+export const MIN_EVENT_MS = MINUTE_MS
+
+/** What is wrong with one event's fields together (Cloudflare's rules), as `{ path, message }`; empty when nothing. */
+export function eventIssues(e: WaitingRoomEventInput): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = []
+  const start = toMs(e.eventStartTime)
+  const end = toMs(e.eventEndTime)
+  if (end <= start) issues.push({ path: 'eventEndTime', message: 'must be after eventStartTime' })
+  else if (end - start < MIN_EVENT_MS) issues.push({ path: 'eventEndTime', message: 'must be at least one minute after eventStartTime' })
+  if (e.prequeueStartTime != null) {
+    const prequeue = toMs(e.prequeueStartTime)
+    if (prequeue >= start) issues.push({ path: 'prequeueStartTime', message: 'must be before eventStartTime' })
+    else if (start - prequeue < MIN_PREQUEUE_MS) issues.push({ path: 'prequeueStartTime', message: 'must be at least 5 minutes before eventStartTime' })
+  }
+  if ((e.totalActiveUsers == null) !== (e.newUsersPerMinute == null)) {
+    const missing = e.totalActiveUsers == null ? 'totalActiveUsers' : 'newUsersPerMinute'
+    issues.push({ path: missing, message: 'totalActiveUsers and newUsersPerMinute are set together on an event (or both left to the room)' })
+  }
+  if (e.shuffleAtEventStart && e.prequeueStartTime == null) issues.push({ path: 'shuffleAtEventStart', message: 'needs a prequeueStartTime (only prequeued users are shuffled)' })
+  return issues
+}
+
 /** When the event's window opens: the prequeue start if any, else the event start. */
 export const windowStart = (event: RoomEvent): number => event.prequeueStartTime ?? event.eventStartTime
 
 /** Validates events one by one and together: each must end after it starts, and no two windows may overlap. */
 export function normalizeEvents(inputs: readonly unknown[], field = 'events'): RoomEvent[] {
+  if (inputs.length > MAX_EVENTS) throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${field}: at most ${MAX_EVENTS} events per room (${inputs.length} given); delete past ones`)
   const events = inputs.map((input, index) => {
     const parsed = eventSchema.safeParse(input)
     if (!parsed.success) {
@@ -72,18 +108,14 @@ export function normalizeEvents(inputs: readonly unknown[], field = 'events'): R
       throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${field}.${index}.${issue.path.join('.')}: ${issue.message}`)
     }
     const e = parsed.data
+    const issue = eventIssues(e)[0]
+    if (issue) throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${field}.${index}.${issue.path}: ${issue.message}`)
     const event: RoomEvent = {
       ...e,
       id: e.id ?? `event-${toMs(e.eventStartTime)}`,
       eventStartTime: toMs(e.eventStartTime),
       eventEndTime: toMs(e.eventEndTime),
       prequeueStartTime: e.prequeueStartTime == null ? null : toMs(e.prequeueStartTime),
-    }
-    if (event.eventEndTime <= event.eventStartTime) {
-      throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${field}.${index}.eventEndTime: must be after eventStartTime`)
-    }
-    if (event.prequeueStartTime !== null && event.prequeueStartTime >= event.eventStartTime) {
-      throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${field}.${index}.prequeueStartTime: must be before eventStartTime`)
     }
     return event
   })
@@ -117,9 +149,10 @@ export interface EventPhase {
   validUntil: number
 }
 
-/** The event phase at `now`. Events are sorted and do not overlap, so at most one applies. */
+/** The event phase at `now`. Events are sorted and do not overlap, so at most one applies; suspended ones are ignored. */
 export function eventPhaseAt(events: readonly RoomEvent[], now: number): EventPhase {
   for (const event of events) {
+    if (event.suspended) continue
     if (now < windowStart(event)) return { event: undefined, prequeueing: false, active: false, validUntil: windowStart(event) }
     if (now < event.eventStartTime) return { event, prequeueing: true, active: false, validUntil: event.eventStartTime }
     if (now < event.eventEndTime) return { event, prequeueing: false, active: true, validUntil: event.eventEndTime }

@@ -75,6 +75,9 @@ export function memorySettingsStorage(): SettingsStorage {
   }
 }
 
+/** The room settings an event may set; `suspended` is not one (a suspended event is ignored instead). */
+export const EVENT_FIELDS = ['totalActiveUsers', 'newUsersPerMinute', 'sessionDurationMinutes', 'disableSessionRenewal', 'queueingMethod', 'queueingStatusCode', 'template'] as const
+
 /** Storage keys: `waiting-room:<roomId>:settings` and `…:events`. */
 const key = (roomId: string, what: 'settings' | 'events') => `waiting-room:${roomId}:${what}`
 
@@ -172,20 +175,25 @@ export class SettingsSource {
     return events
   }
 
-  #compute(now: number): EffectiveSettings {
-    const phase = eventPhaseAt(this.#events, now)
+  /** The settings an event would put in force (its fields over the room's current ones), as if it were on now. */
+  during(event: RoomEvent | undefined): RoomSettings {
     const settings: RoomSettings = { ...this.base }
     for (const field of Object.keys(this.#overrides) as (keyof SettingsPatch)[]) {
       const value = this.#overrides[field]
       if (value !== undefined && value !== null) (settings as unknown as Record<string, unknown>)[field] = value
     }
-    const event = phase.event
     if (event) {
-      for (const field of ['totalActiveUsers', 'newUsersPerMinute', 'sessionDurationMinutes', 'disableSessionRenewal', 'queueingMethod', 'queueingStatusCode', 'suspended', 'template'] as const) {
+      for (const field of EVENT_FIELDS) {
         const value = event[field]
         if (value !== null && value !== undefined) (settings as unknown as Record<string, unknown>)[field] = value
       }
     }
+    return settings
+  }
+
+  #compute(now: number): EffectiveSettings {
+    const phase = eventPhaseAt(this.#events, now)
+    const settings = this.during(phase.event)
     this.#effective = { ...settings, phase }
     this.#computedAt = now
     return this.#effective

@@ -12,9 +12,11 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'up
 
 /** The header an origin sends to command the room (`revoke`); a client must never send it on. */
 export const COMMAND_HEADER = 'waiting-room-command'
+/** Cloudflare's name for it (obeyed by a room in `compatibility: 'cloudflare'`); never crosses either. */
+export const CF_COMMAND_HEADER = 'cf-waiting-room-command'
 
 /** Request headers the proxy replaces with its own (the origin's Host; forwarding headers it vouches for). */
-const REPLACED = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', COMMAND_HEADER])
+const REPLACED = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', COMMAND_HEADER, CF_COMMAND_HEADER])
 
 /**
  * Header lists as Node's `rawHeaders` has them: name, value, name, value, … — the one form that keeps
@@ -135,7 +137,10 @@ export function endToEndHeaders(list: HeaderList): Headers {
  * commands — the room strips it then.
  */
 export function clientResponseHeaders(headers: Headers, originBase: URL, proxyBase: string, keepCommand: boolean): Headers {
-  if (!keepCommand) headers.delete(COMMAND_HEADER)
+  if (!keepCommand) {
+    headers.delete(COMMAND_HEADER)
+    headers.delete(CF_COMMAND_HEADER)
+  }
   const location = headers.get('location')
   if (location) {
     const rewritten = rewriteLocation(location, originBase, proxyBase)

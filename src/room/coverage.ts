@@ -36,8 +36,8 @@ export interface CoverageOptions {
 /** Why servers may disagree on what a path means. */
 export type PathHazard = 'params' | 'backslash' | 'control' | 'empty-segment' | 'dot-segment' | 'encoded-delimiter' | 'malformed-escape' | 'lookalike'
 
-/** Anything but RFC 3986 path characters (less `%` and `;`), an empty segment or a dot segment: the slow route. */
-const UNUSUAL = /[^A-Za-z0-9\-._~!$&'()*+,=:@/]|\/\/|\/\.\.?(?:\/|$)/
+/** Anything but RFC 3986 path characters (less `%` and `;`), an empty segment or a dot segment: the slow route (also routes.ts). */
+export const UNUSUAL = /[^A-Za-z0-9\-._~!$&'()*+,=:@/]|\/\/|\/\.\.?(?:\/|$)/
 const LITERAL_HAZARDS: [RegExp, PathHazard][] = [
   [/;/, 'params'],
   [/\\/, 'backslash'],
@@ -51,7 +51,7 @@ const ENCODED_DELIMITER = /%(?:2[35eEfF]|3[bBfF]|5[cC]|[01][0-9a-fA-F]|7[fF])/
 const DELIMITER = /[./\\%;?#]/
 
 /** The decoded path, or why it is ambiguous. Overlong UTF-8 (`%c0%ae`) is malformed: decodeURIComponent rejects it. */
-function readPath(raw: string): { decoded: string; hazard?: undefined } | { hazard: PathHazard } {
+export function readPath(raw: string): { decoded: string; hazard?: undefined } | { hazard: PathHazard } {
   for (const [pattern, hazard] of LITERAL_HAZARDS) if (pattern.test(raw)) return { hazard }
   if (ENCODED_DELIMITER.test(raw)) return { hazard: 'encoded-delimiter' }
   let decoded: string

@@ -12,6 +12,7 @@ import type { MinutePlan } from '../admission/plan.ts'
 import type { EffectiveSettings, SettingsSource } from '../admission/settings.ts'
 import type { Snapshot } from '../admission/snapshot.ts'
 import type { WorkerLink } from '../coordination/worker-link.ts'
+import type { RuleSource } from '../rules/store.ts'
 
 /** The decision, available to the origin as `c.get('waitingRoom')`. */
 export type { DecisionReason } from './reasons.ts'
@@ -35,6 +36,8 @@ export interface RoomHandle {
   readonly roomId: string
   readonly options: ResolvedOptions
   readonly settings: SettingsSource
+  /** Runtime bypass rules (admin `/rules`). */
+  readonly rules: RuleSource
   readonly metrics: RoomMetrics
   readonly link: WorkerLink
   coordinatorOf(c: Context): Coordinator

@@ -21,6 +21,7 @@ export class RoomMetrics {
     'fail-closed': 0,
     recovering: 0,
     reject: 0,
+    'queue-full': 0,
     bypass: 0,
   }
   /** Sessions ended by an origin `revoke` command. */

@@ -14,6 +14,7 @@ import { applyOriginCommand } from './pipeline/origin-command.ts'
 import { queueResponse } from './pipeline/respond.ts'
 import { continueSession, readTicket } from './pipeline/session.ts'
 import { Room } from './room.ts'
+import { deciderOf, registerHandler } from './registry.ts'
 
 export type {
   DecisionReason,
@@ -43,6 +44,9 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
   const { metrics } = room
 
   const middleware: MiddlewareHandler<E & WaitingRoomEnv> = async function waitingRoom(c, next) {
+    // Several rooms on this request: only the most specific decides; the others pass it on untouched.
+    const decider = deciderOf(c, room)
+    if (decider !== undefined && decider !== room) return next()
     // Coverage: requests the room does not cover pass, uncounted (no await unless a rule is asynchronous).
     const covered = room.covers ? room.covers(c) : true
     if (covered !== true && !(await covered)) {
@@ -51,6 +55,13 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       return next()
     }
     const now = room.o.clock()
+    // Runtime bypass rules (admin API): nothing to evaluate, and no await, unless rules exist.
+    const ruled = room.rules.matchOf(c, now)
+    if (ruled !== undefined && (typeof ruled === 'string' || (await ruled) !== undefined)) {
+      metrics.decisions.bypass++
+      c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
+      return next()
+    }
     const current = room.settingsAt(c, now)
     const s = current instanceof Promise ? await current : current
     if (s.suspended) {
@@ -86,7 +97,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     // Respond: the queue page, with the ticket that keeps the user's place (none for a rejection).
     if (decision.outcome === 'rejected') c.set('waitingRoom', { outcome: 'rejected', reason: decision.reason })
     else {
-      if (decision.reason !== 'too-early') {
+      if (decision.reason !== 'too-early' && decision.reason !== 'queue-full') {
         const queuedTicket = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: decision.refresh }
         await room.setTicket(c, queuedTicket, now, s)
       }
@@ -95,5 +106,6 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     return queueResponse(room, c, s, decision, now)
   }
 
+  registerHandler(middleware, room)
   return Object.assign(middleware, { room: room.handle() })
 }

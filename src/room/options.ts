@@ -1,5 +1,6 @@
 /**
  * @module
+ * Longer than 250 lines because every option's documentation, schema and default belong side by side.
  * The middleware's options: typed, documented with their defaults, validated once with zod when
  * `waitingRoom()` is called. A bad value throws a {@link WaitingRoomError} naming the field and what it allows.
  */
@@ -7,6 +8,7 @@ import { z } from 'zod'
 import type { Context, Env } from 'hono'
 import type { Coordinator } from '../coordination/coordinator.ts'
 import type { CoverageOptions } from './coverage.ts'
+import { cookieNameOf, routeOptionFields, type Compatibility, type RouteInput, type RouteOptions } from './route-options.ts'
 import { eventSchema, type WaitingRoomEventInput } from '../admission/events.ts'
 import { templateError } from '../page/template-check.ts'
 import { WaitingRoomError } from '../errors.ts'
@@ -19,7 +21,7 @@ export type SecureMode = 'auto' | 'always' | 'never'
 export type FailMode = 'open' | 'closed'
 
 export interface CookieOptions {
-  /** Cookie name. Default `__wroom`. */
+  /** Cookie name. Default `__wroom` (`__cfwaitingroom` with `compatibility: 'cloudflare'`; `__wroom_<roomId>` for a room with `routes`). */
   name?: string | undefined
   /** Appended as `name_suffix`, e.g. to run two rooms on one host. Default none. */
   suffix?: string | undefined
@@ -36,7 +38,7 @@ export interface CookieOptions {
   partitioned?: boolean | undefined
 }
 
-export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions {
+export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions, RouteOptions {
   /** Identifies the room in counters, state keys and tickets. Default `default`. */
   roomId?: string | undefined
   /** Users allowed on the protected routes at once. Default 200. */
@@ -163,8 +165,12 @@ const optionsSchema = z
       })
       .optional(),
     bypassCrawlers: z.union([z.boolean(), fn<(c: Context) => boolean>('a function (c) => boolean')]).optional(),
+    ...routeOptionFields,
   })
   .superRefine((options, ctx) => {
+    if (options.routes && (options.paths || options.hosts)) {
+      ctx.addIssue({ code: 'custom', path: ['routes'], message: 'give either routes or hosts/paths, not both (a route is a host + path pair)' })
+    }
     if (options.cookie?.sameSite === 'none' && options.cookie.secure === 'never') {
       ctx.addIssue({
         code: 'custom',
@@ -208,11 +214,16 @@ export interface ResolvedOptions<E extends Env = Env> extends RoomSettings {
   enabledOriginCommands: 'revoke'[]
   storage: SettingsStorage | undefined
   coverage: CoverageOptions
+  routes: readonly RouteInput[] | undefined
+  ignorePathCase: boolean
+  maxQueuedUsers: number | undefined
+  compatibility: Compatibility
+  clientIp: ((c: Context) => string | undefined) | undefined
+  clientCountry: ((c: Context) => string | undefined) | undefined
 }
 
 export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {}): ResolvedOptions<E> {
   const options = validateOptions(input)
-  const baseName = options.cookie?.name ?? '__wroom'
   return {
     roomId: options.roomId ?? 'default',
     totalActiveUsers: options.totalActiveUsers ?? 200,
@@ -225,7 +236,7 @@ export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {})
     queueingStatusCode: options.queueingStatusCode ?? 200,
     jsonResponseEnabled: options.jsonResponseEnabled ?? false,
     refreshIntervalSeconds: options.refreshIntervalSeconds ?? 20,
-    cookieName: options.cookie?.suffix ? `${baseName}_${options.cookie.suffix}` : baseName,
+    cookieName: cookieNameOf(options),
     sameSite: options.cookie?.sameSite ?? 'auto',
     secure: options.cookie?.secure ?? 'auto',
     cookieDomain: options.cookie?.domain,
@@ -244,5 +255,11 @@ export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {})
     enabledOriginCommands: options.enabledOriginCommands ?? [],
     storage: options.storage,
     coverage: { paths: options.paths, hosts: options.hosts, bypass: options.bypass, bypassCrawlers: options.bypassCrawlers },
+    routes: options.routes,
+    ignorePathCase: options.ignorePathCase ?? false,
+    maxQueuedUsers: options.maxQueuedUsers,
+    compatibility: options.compatibility ?? 'default',
+    clientIp: options.clientIp as ((c: Context) => string | undefined) | undefined,
+    clientCountry: options.clientCountry as ((c: Context) => string | undefined) | undefined,
   }
 }

@@ -18,9 +18,12 @@ import { isHttps, serializeCookie, type CookieAttributes } from '../ticket/cooki
 import { ticketSealerOf } from '../ticket/secret.ts'
 import type { Ticket } from '../ticket/ticket.ts'
 import { coverageCheck } from './coverage.ts'
+import { claimCookie, type RegisteredRoom } from './registry.ts'
+import { legacyRoutes, routeScorer } from './routes.ts'
 import type { RoomHandle } from './decision.ts'
 import { waitUntilOf, deferTo } from './execution.ts'
 import { RoomMetrics } from './metrics.ts'
+import { RuleSource } from '../rules/store.ts'
 import type { ResolvedOptions } from './options.ts'
 
 /** A queued ticket outlives this many refresh intervals after its last check-in. */
@@ -32,14 +35,25 @@ const MAX_SNAPSHOT_AGE_MS = 5000
 /** Report interval when neither the option nor the coordinator states one (remote backends). */
 const DEFAULT_SYNC_INTERVAL_MS = 1000
 
-export class Room {
+export class Room implements RegisteredRoom {
   readonly o: ResolvedOptions
+  get roomId(): string {
+    return this.o.roomId
+  }
+  get cookieName(): string {
+    return this.o.cookieName
+  }
   readonly settings: SettingsSource
+  /** Bypass rules added at runtime (admin `POST /rules`), from the settings storage. */
+  readonly rules: RuleSource
   readonly link: WorkerLink
   readonly metrics = new RoomMetrics()
   /** Undefined when the room covers every request. */
   readonly covers: ((c: Context) => boolean | Promise<boolean>) | undefined
   readonly revokeEnabled: boolean
+  /** The specificity of the most specific route covering a request (undefined: none), to rank rooms in one app. */
+  readonly scoreOf: (c: Context) => number | undefined
+  readonly sharesApp: boolean
   readonly waitingWindow: number
   readonly sealerOf: ReturnType<typeof ticketSealerOf>
   readonly locationOf: (c: Context) => string
@@ -53,6 +67,7 @@ export class Room {
     const runtime = { totalActiveUsers, newUsersPerMinute, sessionDurationMinutes, disableSessionRenewal, queueingMethod }
     const more = { queueAll: o.queueAll, suspended: o.suspended, queueingStatusCode: o.queueingStatusCode, template: o.template }
     this.settings = new SettingsSource(o.roomId, { ...runtime, ...more }, normalizeEvents(o.events), o.storage, MAX_SNAPSHOT_AGE_MS)
+    this.rules = new RuleSource(o.roomId, this.settings.storage, MAX_SNAPSHOT_AGE_MS, { clientIp: o.clientIp, clientCountry: o.clientCountry })
     this.#fixedCoordinator = typeof o.coordinator === 'function' ? undefined : (o.coordinator ?? memoryCoordinator())
     this.locationOf = o.location ?? defaultLocation
     this.waitingWindow = waitingWindowMinutes(o.refreshIntervalSeconds)
@@ -65,7 +80,12 @@ export class Room {
       clock: o.clock,
       waitingWindowMinutes: this.waitingWindow,
     })
-    this.covers = coverageCheck(o.coverage)
+    const { routes, coverage } = o
+    const rest = coverageCheck(coverage) // with routes: only the bypass rules
+    this.scoreOf = routes ? routeScorer(routes, o.ignorePathCase) : routeScorer(legacyRoutes(coverage.hosts, coverage.paths), true, 'paths', false)
+    this.covers = routes ? (c) => this.scoreOf(c) !== undefined && (rest ? rest(c) : true) : rest
+    this.sharesApp = routes !== undefined || o.compatibility === 'cloudflare'
+    claimCookie(this)
     this.revokeEnabled = o.enabledOriginCommands.includes('revoke')
     this.#cookie = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain, partitioned: o.cookiePartitioned }
     this.sealerOf = ticketSealerOf(o.roomId, o.secret)
@@ -134,6 +154,7 @@ export class Room {
       roomId: this.o.roomId,
       options: this.o,
       settings: this.settings,
+      rules: this.rules,
       metrics: this.metrics,
       link: this.link,
       coordinatorOf: (c) => this.coordinatorOf(c),

@@ -16,7 +16,7 @@ async function setUp(scenario: Scenario, code: 200 | 202 | 429) {
   if (scenario === 'reject') opts.queueingMethod = 'reject'
   if (scenario === 'random') opts.queueingMethod = 'random'
   if (scenario === 'prequeue') opts.events = [{ prequeueStartTime: START - 60_000, eventStartTime: START + 3_600_000, eventEndTime: START + 7_200_000 }]
-  if (scenario === 'event-code') opts.events = [{ eventStartTime: START - 60_000, eventEndTime: START + 7_200_000, queueingStatusCode: 200, totalActiveUsers: 1 }]
+  if (scenario === 'event-code') opts.events = [{ eventStartTime: START - 60_000, eventEndTime: START + 7_200_000, queueingStatusCode: 200, totalActiveUsers: 1, newUsersPerMinute: 100 }]
   const w = worker(scenario === 'fail-closed' ? broken : coordinator, clock, opts)
   let cookie: string | undefined
   if (!['queue-all', 'reject', 'fail-closed', 'prequeue'].includes(scenario)) await w.request() // fills the room

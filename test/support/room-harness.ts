@@ -7,6 +7,7 @@ import { Hono } from 'hono'
 import { waitingRoom, type WaitingRoomEnv, type WaitingRoomOptions } from '../../src/index.ts'
 import { memoryCoordinator } from '../../adapters/memory/index.ts'
 import type { Coordinator } from '../../src/coordination/coordinator.ts'
+import { cookieNameOf } from '../../src/room/route-options.ts'
 
 /** 2026-11-30 12:00:00 UTC, the start of a minute. */
 export const START = Date.UTC(2026, 10, 30, 12, 0, 0)
@@ -56,7 +57,7 @@ export function roomHarness(options: WaitingRoomOptions = {}) {
     if (command) c.header('Waiting-Room-Command', command)
     return c.text(`origin ${c.get('waitingRoom').reason}`)
   })
-  const cookieName = options.cookie?.suffix ? `${options.cookie.name ?? '__wroom'}_${options.cookie.suffix}` : (options.cookie?.name ?? '__wroom')
+  const cookieName = cookieNameOf(options)
 
   async function visit(cookie?: string, init: { path?: string; method?: string; headers?: Record<string, string> } = {}): Promise<Visit> {
     const headers: Record<string, string> = { ...init.headers }

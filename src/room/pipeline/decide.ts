@@ -65,6 +65,11 @@ export async function decide(room: Room, c: Context, s: EffectiveSettings, ticke
     room.report(c, location, now, coordinator)
     return { outcome: 'admitted', reason, ticketId, bucketId, snapshot, refresh: 0, newlyQueued: false }
   }
+  if (!queued && queueIsFull(room, snapshot)) {
+    // A full queue takes nobody new: no check-in recorded, no ticket (the middleware sets none for this reason).
+    room.report(c, location, now, coordinator)
+    return { outcome: 'queued', reason: 'queue-full', ticketId, bucketId, snapshot, refresh: jitteredRefresh(room), newlyQueued: false }
+  }
   recordQueueCheckIn(room, location, ticket, bucketId, minute, ticketId)
   room.report(c, location, now, coordinator)
   return { outcome: 'queued', reason, ticketId, bucketId, snapshot, refresh: jitteredRefresh(room), newlyQueued: !queued }
@@ -177,6 +182,12 @@ function recordQueueCheckIn(room: Room, location: string, ticket: Ticket | undef
   if (previous === minute) return
   if (previous !== undefined && previous > minute - room.waitingWindow) link.record(location, waitingField(previous, bucketId), -1)
   link.record(location, waitingField(minute, bucketId), 1)
+}
+
+/** The queue holds `maxQueuedUsers` as this worker's snapshot counts them (room-wide, as of its last sync). */
+export function queueIsFull(room: Room, snapshot: Snapshot | undefined): boolean {
+  const max = room.o.maxQueuedUsers
+  return max !== undefined && snapshot !== undefined && snapshot.waitingUsers >= max
 }
 
 /** The base refresh interval, ±10%, so check-ins spread out. */

@@ -22,6 +22,8 @@ export interface QueueView {
   newlyQueued: boolean
   /** ms of the user's last counted check-in when this request was not one (too early). */
   lastCountedAt?: number | undefined
+  /** `queue-full`: the user was given no place (the `queueIsFull` variable). */
+  reason?: string | undefined
 }
 
 /** The queue page (or JSON) for a queued or rejected user. */
@@ -39,14 +41,18 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
     lastCountedAt: view.lastCountedAt,
     messages,
   })
+  if (view.reason === 'queue-full') variables.queueIsFull = true
   c.header('Cache-Control', 'no-store')
   if (view.refresh > 0) c.header('Refresh', String(view.refresh))
   const reading = c.req.method === 'GET' || c.req.method === 'HEAD'
   const status = statusFor(c.req.method, s.queueingStatusCode)
   if (!reading) c.header('Retry-After', String(Math.max(1, view.refresh || o.refreshIntervalSeconds)))
   // An API client's write gets JSON it can parse whenever it asks for it; pages are for browsers' reads.
-  const wantsJson = (requestHeaderOf(c, 'accept') ?? '').toLowerCase().includes('application/json')
-  if (wantsJson && (o.jsonResponseEnabled || !reading)) return c.json({ waitingRoom: variables }, status)
+  // Cloudflare answers JSON only to exactly `Accept: application/json`; by default any mention of it will do.
+  const accept = requestHeaderOf(c, 'accept') ?? ''
+  const cloudflare = o.compatibility === 'cloudflare'
+  const wantsJson = cloudflare ? accept.trim() === 'application/json' : accept.toLowerCase().includes('application/json')
+  if (wantsJson && (o.jsonResponseEnabled || !reading)) return c.json(cloudflare ? { cfWaitingRoom: variables } : { waitingRoom: variables }, status)
   return c.html(renderQueuePage(variables, s.template, messages), status)
 }
 
