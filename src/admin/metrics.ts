@@ -10,6 +10,7 @@ import type { MetricFamily } from './prometheus.ts'
 import type { RoomStatusName } from './status.ts'
 import type { EffectiveSettings } from '../admission/settings.ts'
 import type { Snapshot } from '../admission/snapshot.ts'
+import { challengeMetricFamilies } from '../challenge/metrics.ts'
 
 /** What the gauges are read from; absent when the coordinator could not be reached (counters are still served). */
 export interface RoomView {
@@ -58,6 +59,7 @@ export function roomMetricFamilies(room: RoomHandle, view: RoomView | undefined,
       samples: one(m.counterRoundTrips),
     },
   ]
+  if (room.options.challenge) families.push(...challengeMetricFamilies(m.challenge, roomLabel, prefix))
   if (!view) return families
 
   const { snapshot, plan, settings } = view

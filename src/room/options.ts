@@ -1,7 +1,7 @@
 /**
  * @module
- * The middleware's options: typed, documented with their defaults, validated once with zod when
- * `waitingRoom()` is called. A bad value throws a {@link WaitingRoomError} naming the field and what it allows.
+ * The middleware's options: typed, documented with their defaults, validated once with zod when `waitingRoom()`
+ * is called. A bad value throws a {@link WaitingRoomError} naming the field and what it allows.
  */
 import { z } from 'zod'
 import type { Context, Env } from 'hono'
@@ -13,6 +13,7 @@ import { WaitingRoomError } from '../errors.ts'
 import { LANGUAGES } from '../page/messages.ts'
 import type { QueueingMethod } from '../admission/plan.ts'
 import type { RoomSettings, SettingsStorage } from '../admission/settings.ts'
+import { challengeSchema, resolveChallenge, type ChallengeOption, type ResolvedChallenge } from '../challenge/options.ts'
 
 export type SameSite = 'auto' | 'lax' | 'strict' | 'none'
 export type SecureMode = 'auto' | 'always' | 'never'
@@ -36,7 +37,7 @@ export interface CookieOptions {
   partitioned?: boolean | undefined
 }
 
-export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions {
+export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions, ChallengeOption {
   /** Identifies the room in counters, state keys and tickets. Default `default`. */
   roomId?: string | undefined
   /** Users allowed on the protected routes at once. Default 200. */
@@ -147,11 +148,9 @@ const optionsSchema = z
     random: fn<() => number>('a function returning a number in [0, 1)').optional(),
     events: z.array(eventSchema).optional(),
     enabledOriginCommands: z.array(z.enum(['revoke'])).optional(),
-    storage: z
-      .custom<SettingsStorage>((value) => typeof value === 'object' && value !== null && 'getItem' in value && 'setItem' in value, {
-        message: 'expected a storage with getItem and setItem (an unstorage storage: createStorage(...))',
-      })
-      .optional(),
+    storage: z.custom<SettingsStorage>((value) => typeof value === 'object' && value !== null && 'getItem' in value && 'setItem' in value, {
+      message: 'expected a storage with getItem and setItem (an unstorage storage: createStorage(...))',
+    }).optional(),
     paths: z.array(z.string().startsWith('/', 'paths start with /')).min(1).optional(),
     hosts: z.array(z.string().min(1)).min(1).optional(),
     bypass: z
@@ -162,6 +161,7 @@ const optionsSchema = z
       })
       .optional(),
     bypassCrawlers: z.union([z.boolean(), fn<(c: Context) => boolean>('a function (c) => boolean')]).optional(),
+    challenge: challengeSchema.optional(),
   })
   .superRefine((options, ctx) => {
     if (options.cookie?.sameSite === 'none' && options.cookie.secure === 'never') {
@@ -207,6 +207,7 @@ export interface ResolvedOptions<E extends Env = Env> extends RoomSettings {
   enabledOriginCommands: 'revoke'[]
   storage: SettingsStorage | undefined
   coverage: CoverageOptions
+  challenge: ResolvedChallenge | undefined
 }
 
 export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {}): ResolvedOptions<E> {
@@ -243,5 +244,6 @@ export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {})
     enabledOriginCommands: options.enabledOriginCommands ?? [],
     storage: options.storage,
     coverage: { paths: options.paths, hosts: options.hosts, bypass: options.bypass, bypassCrawlers: options.bypassCrawlers },
+    challenge: resolveChallenge(options.challenge),
   }
 }

@@ -18,6 +18,7 @@ export type DecisionReason =
   | 'fail-closed' // queued: the coordinator failed and failMode is closed
   | 'recovering' // queued: the coordinator lost its state; sessions from before may still be active
   | 'reject' // rejected: queueing method reject
+  | 'challenge' // queued: no answer to the room's challenge; held, counted nowhere (the infinite queue)
 
 /** The outcome each reason stands for. */
 export const OUTCOME_OF: Record<DecisionReason, 'admitted' | 'queued' | 'rejected' | 'bypassed'> = {
@@ -35,4 +36,5 @@ export const OUTCOME_OF: Record<DecisionReason, 'admitted' | 'queued' | 'rejecte
   'fail-closed': 'queued',
   recovering: 'queued',
   reject: 'rejected',
+  challenge: 'queued',
 }

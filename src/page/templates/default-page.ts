@@ -49,6 +49,7 @@ small{color:var(--muted)}
 <p>{{t.refreshNote}}</p>
 {{/isRejectQueue}}
 <p><small>{{t.lastUpdatedLabel}}: <time datetime="{{lastUpdated}}">{{lastUpdatedFormatted}}</time></small></p>
+{{{challengeWidget}}}
 </main>
 </body>
 </html>

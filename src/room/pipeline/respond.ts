@@ -9,7 +9,7 @@ import type { Context } from 'hono'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
 import { messagesFor } from '../../page/messages.ts'
-import { renderQueuePage } from '../../page/queue-page.ts'
+import { renderQueuePage, type TemplateVariables } from '../../page/queue-page.ts'
 import { queueVariables } from '../../page/queue-variables.ts'
 import { requestHeaderOf } from '../../ticket/cookie.ts'
 import type { Room } from '../room.ts'
@@ -20,6 +20,8 @@ export interface QueueView {
   /** Seconds until the next check-in counts (0: no refresh). */
   refresh: number
   newlyQueued: boolean
+  /** A challenge to answer (src/challenge/): its fields for JSON and templates, and the page's widget. */
+  challenge?: { info: Record<string, unknown>; widget(variables: TemplateVariables): string } | undefined
 }
 
 /** The queue page (or JSON) for a queued or rejected user. */
@@ -36,6 +38,7 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
     now,
     messages,
   })
+  if (view.challenge) variables.challenge = view.challenge.info
   c.header('Cache-Control', 'no-store')
   if (view.refresh > 0) c.header('Refresh', String(view.refresh))
   const reading = c.req.method === 'GET' || c.req.method === 'HEAD'
@@ -44,6 +47,7 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
   // An API client's write gets JSON it can parse whenever it asks for it; pages are for browsers' reads.
   const wantsJson = (requestHeaderOf(c, 'accept') ?? '').toLowerCase().includes('application/json')
   if (wantsJson && (o.jsonResponseEnabled || !reading)) return c.json({ waitingRoom: variables }, status)
+  if (view.challenge) variables.challengeWidget = view.challenge.widget(variables)
   return c.html(renderQueuePage(variables, s.template, messages), status)
 }
 
