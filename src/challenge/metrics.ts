@@ -16,7 +16,7 @@ export class ChallengeMetrics {
   readonly failed: Partial<Record<ChallengeFailure, number>> = {}
   /** Requests answered with the challenge page and not counted in the queue (the infinite queue). */
   held = 0
-  /** Requests let by without a verified answer because `onFail` is `log`. */
+  /** Requests let on (admitted or queued) without a verified answer because `onFail` is `log`. */
   logged = 0
   /** Cumulative counts per bucket of {@link SOLVE_BUCKETS}, then the sum and count. */
   readonly solveBuckets: number[] = SOLVE_BUCKETS.map(() => 0)
@@ -56,7 +56,7 @@ export function challengeMetricFamilies(m: ChallengeMetrics, roomLabel: Record<s
     },
     { name: `${prefix}_challenges_replayed_total`, help: 'Answers to a challenge already answered (refused).', type: 'counter', samples: one(m.replayed) },
     { name: `${prefix}_challenges_held_total`, help: 'Requests kept in the infinite queue: no verified answer, not counted as waiting.', type: 'counter', samples: one(m.held) },
-    { name: `${prefix}_challenges_logged_total`, help: "Requests without a verified answer let through by onFail 'log'.", type: 'counter', samples: one(m.logged) },
+    { name: `${prefix}_challenges_logged_total`, help: "Requests let on (admitted or queued) without a verified answer by onFail 'log'.", type: 'counter', samples: one(m.logged) },
     {
       name: `${prefix}_challenge_solve_seconds`,
       help: 'Seconds from issuing a challenge to its verified answer.',
