@@ -207,6 +207,27 @@ describe('options and metrics', () => {
     expect(text).toContain(`waiting_room_decisions_total{room="${id}",outcome="queued",reason="challenge"} 3`)
   })
 
+  it('the admin preview shows the challenge (HTML and JSON) without counting or arming it; challenge=false hides it', async () => {
+    const room = challengeRoom({ provider: proofOfWork({ difficulty: 9 }) })
+    const html = await (await adminGet(room, '/preview')).text()
+    expect(html).toContain('id="wr-challenge"')
+    expect(html).toContain('data-difficulty="9"')
+    expect(html).toContain('window.waitingRoomChallengeSolved=function(){}') // a preview never sends an answer
+    expect(html).not.toContain('fetch(location.href')
+    const json = (await (await adminOf(room).request('/preview', { headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json' } })).json()) as {
+      waitingRoom: { challenge: Record<string, unknown>; challengeWidget?: string }
+    }
+    expect(json.waitingRoom.challenge).toMatchObject({ provider: 'proof-of-work', difficulty: 9, mode: 'invisible', header: CHALLENGE_HEADER })
+    expect(json.waitingRoom.challengeWidget).toBeUndefined()
+    // Signed with a throwaway key: its answer is refused by the room.
+    await room.visit()
+    const answer = solveChallenge(String(json.waitingRoom.challenge.challenge))
+    expect((await room.visit(undefined, { headers: { [CHALLENGE_HEADER]: answer } })).cookie).toBeUndefined()
+    expect(room.room.metrics.challenge.failed.forged).toBe(1)
+    expect(await (await adminGet(room, '/preview?challenge=false')).text()).not.toContain('wr-challenge')
+    expect(room.room.metrics.challenge.issued).toBe(1) // the held page above; previews are not counted
+  })
+
   it('a room without the option shows no challenge and no challenge metrics', async () => {
     const room = roomHarness({ totalActiveUsers: 1 })
     await room.visit()

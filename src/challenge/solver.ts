@@ -30,5 +30,5 @@ var again=function(){location.reload()};fetch(location.href,{headers:h,credentia
 export const SOLVER_SCRIPT = `<script>(function(){var el=document.getElementById("wr-challenge");if(!el)return;
 var src=${JSON.stringify(WORKER_SOURCE)};var w=new Worker(URL.createObjectURL(new Blob([src],{type:"text/javascript"})));
 var t0=performance.now();w.onmessage=function(e){el.setAttribute("data-solved-ms",String(Math.round(performance.now()-t0)));w.terminate();
-if(!el.hasAttribute("data-hold"))window.waitingRoomChallengeSolved(e.data)};
+window.waitingRoomChallengeSolved(e.data)};
 w.postMessage({c:el.getAttribute("data-challenge"),d:Number(el.getAttribute("data-difficulty"))})})();</script>`
