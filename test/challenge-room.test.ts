@@ -42,6 +42,7 @@ describe('proof of work, infinite queue, when queueing', () => {
       expect(held.response.headers.get('set-cookie')).toBeNull()
       expect(held.body).toContain('You are now in line')
       expect(held.body).toContain('id="wr-challenge"')
+      expect(held.body).toMatch(/<strong id="wait-time">about \d+ minutes?<\/strong>/) // an ordinary estimate
       expect(Number(held.response.headers.get('refresh'))).toBeGreaterThanOrEqual(20)
     }
     room.advance(5_000)

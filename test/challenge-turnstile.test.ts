@@ -63,7 +63,7 @@ describe('turnstile()', () => {
     expect(admitted.outcome).toBe('admitted')
     const call = received.at(-1)!
     expect(call).toMatchObject({ method: 'POST', secret: SECRET_KEY, response: 'token-a', remoteip: '203.0.113.9', contentType: expect.stringContaining('application/x-www-form-urlencoded') })
-    expect(call.idempotency_key).toMatch(/^[A-Za-z0-9_-]{16}$/)
+    expect(call.idempotency_key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) // a UUID, as documented
     // siteverify refuses the same token again: held.
     const replay = await r.visit(undefined, { headers: { [CHALLENGE_HEADER]: 'token-a' } })
     expect(replay.outcome).toBe('queued')

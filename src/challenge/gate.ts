@@ -109,6 +109,9 @@ export async function heldResponse(room: Room, c: Context, s: EffectiveSettings,
   c.set('waitingRoom', { outcome: 'queued', reason: 'challenge' })
   const refresh = Math.max(room.o.refreshIntervalSeconds, HELD_REFRESH_SECONDS)
   const view = { snapshot: room.link.snapshot(now), bucketId: undefined, refresh, newlyQueued: true, challenge: await challengeView(room, c, now) }
+  // Nothing to report, but a worker that only holds clients still refreshes its snapshot (every 5 s at most),
+  // so the estimate on a held page is the room's current one, as on any queue page.
+  room.report(c, room.locationOf(c), now)
   return queueResponse(room, c, s, view, now)
 }
 

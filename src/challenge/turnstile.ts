@@ -9,7 +9,6 @@
  */
 import type { Context } from 'hono'
 import { WaitingRoomError } from '../errors.ts'
-import { randomId } from '../ticket/random.ts'
 import { escapeHtml, type ChallengeProvider, type ChallengeVariables, type ChallengeVerdict } from './provider.ts'
 
 export const SITEVERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify'
@@ -70,7 +69,7 @@ export function turnstile(options: TurnstileOptions): ChallengeProvider {
     },
     async verify(c, token) {
       if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed' }
-      const form = new URLSearchParams({ secret: options.secretKey, response: token, idempotency_key: randomId() })
+      const form = new URLSearchParams({ secret: options.secretKey, response: token, idempotency_key: crypto.randomUUID() })
       const ip = remoteIpOf(c)
       if (ip) form.set('remoteip', ip)
       let answer: SiteverifyAnswer
