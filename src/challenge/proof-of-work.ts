@@ -6,7 +6,8 @@
  *
  * Difficulty may rise with the queue: with `maxDifficulty` above `difficulty`, a queue of `raiseAbove` users
  * adds one bit, and every doubling past it one more — `difficulty + 1 + floor(log2(waiting / raiseAbove))`,
- * capped at `maxDifficulty`. Each bit doubles the expected work.
+ * capped at `maxDifficulty`. Each bit doubles the expected work. It has no visible part in either `mode`: the
+ * page's ordinary queue view is what the user sees while the worker solves.
  */
 import { WaitingRoomError } from '../errors.ts'
 import { escapeHtml, type ChallengeEnvironment, type ChallengeProvider, type ChallengeVariables } from './provider.ts'
