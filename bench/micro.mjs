@@ -160,4 +160,34 @@ for (const [id, shape, n] of [
   if (decisions.session < N(300_000)) throw new Error(`the stub requests were not admitted by session: ${JSON.stringify(decisions)}`)
 }
 
+// Challenges (issue 17): issuing a proof-of-work challenge (a random nonce and one HMAC-SHA-256) is what every
+// held request costs; verifying an answer is one HMAC, one SHA-256 and the single-use claim.
+{
+  const { issueChallenge, solveChallenge, verifyAnswer } = await dist('src/challenge/signed-challenge.js')
+  const { challengeCrypto, webChallengeCrypto, deriveChallengeKey } = await dist('src/challenge/crypto.js')
+  const key = await deriveChallengeKey(SECRET)
+  const coordinator = memoryCoordinator()
+  const env = {
+    roomId: 'bench',
+    now: NOW,
+    waitingUsers: 0,
+    key,
+    async claimOnce(id, issuedAt) {
+      const result = await coordinator.increment({ roomId: 'bench', scope: '~challenge', minute: Math.floor(issuedAt / 60_000), limit: 1e9, token: id })
+      return result.taken && !result.repeat
+    },
+  }
+  const hashes = challengeCrypto()
+  add('challenge-issue', `proof-of-work challenge issued (nonce + HMAC-SHA-256, ${hashes.name})`, await timeAsync(N(20_000), () => issueChallenge(env, 16, 120, hashes)))
+  add('challenge-issue-web-crypto', 'proof-of-work challenge issued through Web Crypto (the fallback)', await timeAsync(N(5_000), () => issueChallenge(env, 16, 120, webChallengeCrypto)))
+  // Each answer is accepted once: every call takes the next (warm-up and repetitions alike).
+  const answers = []
+  for (let i = 0; i < N(5_000) * REPEATS + Math.ceil(N(5_000) / 10); i++) answers.push(solveChallenge(await issueChallenge(env, 4, 120, hashes)))
+  let used = 0
+  add('challenge-verify', `proof-of-work answer verified (HMAC + SHA-256 + single-use claim, ${hashes.name}, memory coordinator)`, await timeAsync(N(5_000), async () => {
+    const verdict = await verifyAnswer(answers[used++], env, hashes)
+    if (!verdict.ok) throw new Error(`bench answer refused: ${verdict.reason}`)
+  }))
+}
+
 printResult({ scale, rows })

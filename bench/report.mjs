@@ -228,6 +228,20 @@ export function renderMarkdown(results) {
     out.push('')
   }
 
+  // 6. Proof of work in a browser (only when the `challenge` section ran)
+  const ch = results.challenge
+  if (ch) {
+    out.push('## 6. Proof of work in Chromium (issue 17)')
+    out.push('')
+    if (ch.error) out.push(`Not measured: ${ch.error}.`)
+    else {
+      out.push(`${ch.browser}, the queue page's own Web Worker solver (Web Crypto SHA-256), fresh challenges, timed from \`new Worker\` to the answer.`)
+      out.push('')
+      out.push(table(['difficulty (bits)', 'expected hashes', 'runs', 'median ms', 'p90 ms', 'max ms', 'hashes/s'], ch.rows.map((r) => [r.difficulty, int(r.expectedHashes), r.runs, int(r.medianMs), int(r.p90Ms), int(r.maxMs), int(r.hashesPerSecond)])))
+      out.push('')
+    }
+  }
+
   out.push('## Method notes')
   out.push('')
   out.push('- Loopback only; every loop and run is bounded. Servers and adapter scripts run in child processes; stuck children are ended by process group after a time bound.')

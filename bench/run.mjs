@@ -4,7 +4,7 @@
 // bench/results/latest.{md,json} and docs/bench-overhead.svg (plus the simulator's charts in docs/).
 // Loopback only, every part bounded; about 12 minutes on 2 cores.
 //
-//   npm run bench [-- --quick] [--only runtimes,proxy,micro,memory,profile,adapters,simulate,http] [--no-build]
+//   npm run bench [-- --quick] [--only runtimes,proxy,micro,memory,profile,adapters,simulate,http,challenge] [--no-build]
 //                 [--seconds 3] [--connections 50] [--rounds 3] [--runtimes node,bun,deno] [--before <dist>]
 //                 [--full-sim] [--report-only]
 //
@@ -29,7 +29,8 @@ import { renderMarkdown, renderOverheadChart } from './report.mjs'
 const argv = process.argv.slice(2)
 const quick = flag(argv, 'quick')
 const DEFAULT = ['micro', 'memory', 'runtimes', 'proxy', 'profile', 'adapters', 'simulate']
-const ALL = [...DEFAULT, 'http']
+// `challenge` (proof of work in Chromium, minutes at the higher difficulties) runs when asked for with --only.
+const ALL = [...DEFAULT, 'http', 'challenge']
 const only = option(argv, 'only', undefined)?.split(',').map((s) => s.trim())
 const sections = only ?? DEFAULT
 const unknown = sections.filter((s) => !ALL.includes(s))
@@ -166,6 +167,11 @@ if (sections.includes('simulate')) {
   say(`bench: simulator (${elapsed()})`)
   const args = [`${benchDir}simulate.mjs`, ...(options.fullSim ? ['--full'] : []), ...(quick ? ['--seed002-users', '300'] : [])]
   results.simulate = await child(args, options.fullSim ? 900_000 : 240_000)
+}
+
+if (sections.includes('challenge')) {
+  say(`bench: proof of work in Chromium (${elapsed()})`)
+  results.challenge = await child([`${benchDir}challenge-browser.mjs`, ...(quick ? ['--quick'] : [])], 900_000)
 }
 
 results.environment.loadAverageEnd = loadavg()

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util'
 import { WaitingRoomError } from '../src/errors.ts'
 import { validateOptions, type WaitingRoomOptions } from '../src/room/options.ts'
 import { checkBackend, originCommands, publicHostsOf, trustProxyOf, type Given } from './flag-checks.ts'
+import { challengeOf } from './challenge-flags.ts'
 import { attachDashValues, convert, UsageError, type FlagValueRule } from './flag-values.ts'
 
 export { UsageError } from './flag-values.ts'
@@ -75,6 +76,16 @@ export const FLAGS: readonly Flag[] = [
     help: "origin response headers the room obeys: revoke (the origin's Waiting-Room-Command: revoke ends the session) or none",
     option: 'enabledOriginCommands',
   },
+  {
+    name: 'challenge',
+    value: '<provider>',
+    env: ['WR_CHALLENGE'],
+    kind: 'string',
+    defaultText: 'none',
+    help: 'a challenge before a place in line: proof-of-work, proof-of-work:<difficulty 1-32> (default 16) or none',
+  },
+  { name: 'challenge-fail', value: '<mode>', env: ['WR_CHALLENGE_FAIL'], kind: 'string', defaultText: 'infinite-queue', help: 'a client that fails or skips the challenge: infinite-queue (held, counted nowhere) or log (admitted, counted)' },
+  { name: 'challenge-when', value: '<when>', env: ['WR_CHALLENGE_WHEN'], kind: 'string', defaultText: 'queueing', help: 'queueing (only users the room would queue answer) or always (before the first admission too)' },
   { name: 'store', value: '<path>', env: ['WR_STORE'], kind: 'string', defaultText: 'in memory', help: 'SQLite file shared by several proxy processes on one host (not with --redis)' },
   {
     name: 'redis',
@@ -147,6 +158,8 @@ export function parseFlags(argv: string[], env: Record<string, string | undefine
     if (flag.option && given[flag.name]) room[flag.option] = given[flag.name]!.value
   }
   if (given['origin-commands']) room.enabledOriginCommands = originCommands(given['origin-commands'])
+  const challenge = challengeOf(given)
+  if (challenge) room.challenge = challenge
   checkRoomOptions(room as WaitingRoomOptions, flags, given)
   return {
     help: false,

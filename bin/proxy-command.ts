@@ -101,6 +101,7 @@ export function describeRoom(config: ProxyConfig): string {
     `room ${room.roomId}: totalActiveUsers ${room.totalActiveUsers}, newUsersPerMinute ${room.newUsersPerMinute}, ` +
     `session ${room.sessionDurationMinutes} min, ${room.queueingMethod} queue, refresh ${room.refreshIntervalSeconds} s, ` +
     `${room.enabledOriginCommands.length > 0 ? `origin commands ${room.enabledOriginCommands.join(', ')}, ` : ''}` +
+    `${room.challenge ? `challenge ${room.challenge.name} (${room.challenge.when}, on fail ${room.challenge.onFail}), ` : ''}` +
     `state ${config.store ? `in ${config.store}` : config.redis ? `in Redis at ${redactUrl(config.redis)}` : 'in memory'}`
   )
 }

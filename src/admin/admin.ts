@@ -11,6 +11,7 @@ import { zValidator } from '@hono/zod-validator'
 import { roomMetricFamilies, type RoomView } from './metrics.ts'
 import { resolveAdminOptions, type WaitingRoomAdminOptions } from './options.ts'
 import { previewSchema, previewVariables, type PreviewInput } from './preview.ts'
+import { previewChallenge } from '../challenge/preview.ts'
 import { roomStatus, statusName } from './status.ts'
 import { invalid, validationHook } from './validation.ts'
 import { WaitingRoomError } from '../errors.ts'
@@ -203,7 +204,10 @@ async function previewResponse(room: RoomHandle, c: Context, input: PreviewInput
   const settings = room.settings.at(now)
   const messages = messagesFor(input.language ?? c.req.header('accept-language'), room.options.defaultTemplateLanguage)
   const variables = previewVariables(input, { settings, refreshIntervalSeconds: room.options.refreshIntervalSeconds, now, messages })
+  const challenge = room.options.challenge && input.challenge !== false ? await previewChallenge(room.options.challenge, room.roomId, now) : undefined
+  if (challenge) variables.challenge = challenge.info
   if ((c.req.header('accept') ?? '').includes('application/json')) return c.json({ waitingRoom: variables })
+  if (challenge) variables.challengeWidget = challenge.widget(variables)
   let html: string
   try {
     html = renderQueuePage(variables, input.template ?? settings.template, messages)

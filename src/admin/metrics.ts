@@ -10,6 +10,7 @@ import type { MetricFamily } from './prometheus.ts'
 import type { RoomStatusName } from './status.ts'
 import type { EffectiveSettings } from '../admission/settings.ts'
 import type { Snapshot } from '../admission/snapshot.ts'
+import { challengeMetricFamilies } from '../challenge/metrics.ts'
 
 /** What the gauges are read from; absent when the coordinator could not be reached (counters are still served). */
 export interface RoomView {
@@ -64,6 +65,7 @@ export function roomMetricFamilies(room: RoomHandle, view: RoomView | undefined,
     type: 'counter',
     samples: [...new Set([...room.rules.rules().map((r) => r.id), ...room.rules.hits.keys()])].map((rule) => ({ labels: { ...roomLabel, rule }, value: room.rules.hits.get(rule) ?? 0 })),
   })
+  if (room.options.challenge) families.push(...challengeMetricFamilies(m.challenge, roomLabel, prefix))
   if (!view) return families
 
   const { snapshot, plan, settings } = view

@@ -56,6 +56,8 @@ export const previewSchema = z.strictObject({
   timeUntilEventEnd: count(MAX_MINUTES).optional(),
   timeUntilEventEndFormatted: z.string().max(200).optional(),
   shuffleAtEventStart: flag.optional(),
+  /** Show the room's challenge on the page (default: when the room has one). */
+  challenge: flag.optional(),
 })
 export type PreviewInput = z.output<typeof previewSchema>
 
@@ -74,7 +76,7 @@ export interface PreviewContext {
  * formatted text follow the chosen wait. An explicitly chosen variable always wins.
  */
 export function previewVariables(input: PreviewInput, ctx: PreviewContext): TemplateVariables {
-  const { language: _language, template: _template, ...chosen } = input
+  const { language: _language, template: _template, challenge: _challenge, ...chosen } = input
   const phase = { ...ctx.settings.phase, prequeueing: input.isEventPrequeueing ?? ctx.settings.phase.prequeueing }
   const settings: EffectiveSettings = {
     ...ctx.settings,

@@ -7,9 +7,11 @@
 /** The Content-Type scrapers expect for this format. */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 
-export type MetricType = 'counter' | 'gauge'
+export type MetricType = 'counter' | 'gauge' | 'histogram'
 
 export interface Sample {
+  /** Appended to the family's name: a histogram's `_bucket`, `_sum` and `_count`. */
+  suffix?: '_bucket' | '_sum' | '_count'
   labels?: Record<string, string>
   value: number
 }
@@ -53,7 +55,7 @@ export function renderPrometheus(families: readonly MetricFamily[]): string {
     if (!METRIC_NAME.test(family.name)) throw new Error(`[hono-waiting-room] [prometheus] invalid metric name "${family.name}"`)
     lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`)
     lines.push(`# TYPE ${family.name} ${family.type}`)
-    for (const sample of family.samples) lines.push(`${family.name}${formatLabels(sample.labels)} ${formatValue(sample.value)}`)
+    for (const sample of family.samples) lines.push(`${family.name}${sample.suffix ?? ''}${formatLabels(sample.labels)} ${formatValue(sample.value)}`)
   }
   return lines.join('\n') + '\n'
 }

@@ -90,9 +90,8 @@ function shapeKey(usage: Usage, view: View, extras: View): string {
 function compile(template: string, usage: Usage, view: View): Skeleton {
   const marked: View = { ...view } // the merged view: a copy
   const names = [...usage.holes]
-  names.forEach((name, i) => {
-    if (name in view) marked[name] = `${MARK}${i}&${MARK}`
-  })
+  // Every hole, present or not: a name one view leaves out (an optional variable) may be set in the next.
+  names.forEach((name, i) => (marked[name] = `${MARK}${i}&${MARK}`))
   const rendered = Mustache.render(template, marked)
   const parts: string[] = []
   const fields: string[] = []

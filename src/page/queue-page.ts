@@ -47,6 +47,10 @@ export interface TemplateVariables {
   /** "15 minutes" while an event is active (prequeue included), else the language's "unavailable". */
   timeUntilEventEndFormatted: string
   shuffleAtEventStart: boolean
+  /** The challenge to answer, when the room has one and this user has not answered it (src/challenge/). */
+  challenge?: Record<string, unknown> | undefined
+  /** Its widget's HTML, for `{{{challengeWidget}}}` (pages only, not JSON). */
+  challengeWidget?: string | undefined
 }
 
 const minuteFormats = new Map<string, Intl.NumberFormat>()

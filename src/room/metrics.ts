@@ -3,6 +3,7 @@
  * Per-worker counters, kept as plain numbers so counting costs nothing on the hot path, and rendered in
  * the Prometheus text format by the admin API.
  */
+import { ChallengeMetrics } from '../challenge/metrics.ts'
 import type { DecisionReason } from './reasons.ts'
 
 export class RoomMetrics {
@@ -23,11 +24,14 @@ export class RoomMetrics {
     reject: 0,
     'queue-full': 0,
     bypass: 0,
+    challenge: 0,
   }
   /** Sessions ended by an origin `revoke` command. */
   revocations = 0
   /** Counter round trips taken by new-user decisions. */
   counterRoundTrips = 0
+  /** Challenges issued, solved, failed and held (when the `challenge` option is on). */
+  readonly challenge = new ChallengeMetrics()
 }
 
 export { OUTCOME_OF } from './reasons.ts'

@@ -7,6 +7,7 @@
  */
 import type { Env, MiddlewareHandler } from 'hono'
 import { minuteOf } from '../clock.ts'
+import { challengeView, checkChallenge, heldResponse } from '../challenge/gate.ts'
 import type { WaitingRoomEnv, WaitingRoomMiddleware } from './decision.ts'
 import { resolveOptions, type ResolvedOptions, type WaitingRoomOptions } from './options.ts'
 import { decide } from './pipeline/decide.ts'
@@ -81,12 +82,18 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       return
     }
 
+    // Challenge (src/challenge/): answered before, answered now, or held in the infinite queue.
+    const challenge = room.o.challenge && (await checkChallenge(room, c, ticket, now))
+    if (challenge && challenge.held && room.o.challenge!.when === 'always') return heldResponse(room, c, s, now)
+
     // Decide: a slot, or a place in line.
-    const decision = await decide(room, c, s, ticket, now)
+    const decision = await decide(room, c, s, ticket, now, !challenge || !challenge.held)
+    if (challenge && challenge.held && decision.outcome === 'queued') return heldResponse(room, c, s, now)
     metrics.decisions[decision.reason]++
     const { ticketId, bucketId } = decision
+    const claim = challenge && challenge.passed ? ({ challenge: 1 } as const) : {}
     if (decision.outcome === 'admitted') {
-      const admitted = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: now, lastCheckInTime: now, refreshIntervalSeconds: 0 }
+      const admitted = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: now, lastCheckInTime: now, refreshIntervalSeconds: 0, ...claim }
       await room.setTicket(c, admitted, now, s)
       c.set('waitingRoom', { outcome: 'admitted', reason: decision.reason, ticketId, acceptedAt: now, bucketId })
       await next()
@@ -98,12 +105,14 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     if (decision.outcome === 'rejected') c.set('waitingRoom', { outcome: 'rejected', reason: decision.reason })
     else {
       if (decision.reason !== 'too-early' && decision.reason !== 'queue-full') {
-        const queuedTicket = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: decision.refresh }
+        const queuedTicket = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: decision.refresh, ...claim }
         await room.setTicket(c, queuedTicket, now, s)
       }
       c.set('waitingRoom', { outcome: 'queued', reason: decision.reason, ticketId, bucketId })
     }
-    return queueResponse(room, c, s, decision, now)
+    // `log` mode: the page still carries the challenge until it is answered.
+    const shown = challenge && !challenge.passed && decision.outcome === 'queued' ? await challengeView(room, c, now) : undefined
+    return queueResponse(room, c, s, { ...decision, challenge: shown }, now)
   }
 
   registerHandler(middleware, room)

@@ -15,6 +15,7 @@ import { WaitingRoomError } from '../errors.ts'
 import { TEMPLATE_LANGUAGES } from '../page/messages.ts'
 import type { QueueingMethod } from '../admission/plan.ts'
 import type { RoomSettings, SettingsStorage } from '../admission/settings.ts'
+import { challengeSchema, resolveChallenge, type ChallengeOption, type ResolvedChallenge } from '../challenge/options.ts'
 
 export type SameSite = 'auto' | 'lax' | 'strict' | 'none'
 export type SecureMode = 'auto' | 'always' | 'never'
@@ -38,7 +39,7 @@ export interface CookieOptions {
   partitioned?: boolean | undefined
 }
 
-export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions, RouteOptions {
+export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions, RouteOptions, ChallengeOption {
   /** Identifies the room in counters, state keys and tickets. Default `default`. */
   roomId?: string | undefined
   /** Users allowed on the protected routes at once. Default 200. */
@@ -150,11 +151,9 @@ const optionsSchema = z
     random: fn<() => number>('a function returning a number in [0, 1)').optional(),
     events: z.array(eventSchema).optional(),
     enabledOriginCommands: z.array(z.enum(['revoke'])).optional(),
-    storage: z
-      .custom<SettingsStorage>((value) => typeof value === 'object' && value !== null && 'getItem' in value && 'setItem' in value, {
-        message: 'expected a storage with getItem and setItem (an unstorage storage: createStorage(...))',
-      })
-      .optional(),
+    storage: z.custom<SettingsStorage>((value) => typeof value === 'object' && value !== null && 'getItem' in value && 'setItem' in value, {
+      message: 'expected a storage with getItem and setItem (an unstorage storage: createStorage(...))',
+    }).optional(),
     paths: z.array(z.string().startsWith('/', 'paths start with /')).min(1).optional(),
     hosts: z.array(z.string().min(1)).min(1).optional(),
     bypass: z
@@ -166,6 +165,7 @@ const optionsSchema = z
       .optional(),
     bypassCrawlers: z.union([z.boolean(), fn<(c: Context) => boolean>('a function (c) => boolean')]).optional(),
     ...routeOptionFields,
+    challenge: challengeSchema.optional(),
   })
   .superRefine((options, ctx) => {
     if (options.routes && (options.paths || options.hosts)) {
@@ -220,6 +220,7 @@ export interface ResolvedOptions<E extends Env = Env> extends RoomSettings {
   compatibility: Compatibility
   clientIp: ((c: Context) => string | undefined) | undefined
   clientCountry: ((c: Context) => string | undefined) | undefined
+  challenge: ResolvedChallenge | undefined
 }
 
 export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {}): ResolvedOptions<E> {
@@ -261,5 +262,6 @@ export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {})
     compatibility: options.compatibility ?? 'default',
     clientIp: options.clientIp as ((c: Context) => string | undefined) | undefined,
     clientCountry: options.clientCountry as ((c: Context) => string | undefined) | undefined,
+    challenge: resolveChallenge(options.challenge),
   }
 }

@@ -19,6 +19,7 @@ export type DecisionReason =
   | 'recovering' // queued: the coordinator lost its state; sessions from before may still be active
   | 'reject' // rejected: queueing method reject
   | 'queue-full' // queued without a place: the queue holds maxQueuedUsers (page with queueIsFull, no ticket)
+  | 'challenge' // queued: no answer to the room's challenge; held, counted nowhere (the infinite queue)
 
 /** The outcome each reason stands for. */
 export const OUTCOME_OF: Record<DecisionReason, 'admitted' | 'queued' | 'rejected' | 'bypassed'> = {
@@ -37,4 +38,5 @@ export const OUTCOME_OF: Record<DecisionReason, 'admitted' | 'queued' | 'rejecte
   recovering: 'queued',
   reject: 'rejected',
   'queue-full': 'queued',
+  challenge: 'queued',
 }

@@ -28,6 +28,8 @@ export interface Ticket {
   lastCheckInTime: number
   /** Seconds until the next check-in counts, jittered per check-in (seed 002). */
   refreshIntervalSeconds: number
+  /** 1 once the user answered the room's challenge (src/challenge/): sealed here, so it is never asked again. */
+  challenge?: 1 | undefined
 }
 
 export interface OpenedTicket {
@@ -58,7 +60,8 @@ function isTicket(value: unknown, roomId: string): value is Ticket {
     Number.isSafeInteger(t.acceptedAt) &&
     Number.isSafeInteger(t.lastCheckInTime) &&
     Number.isSafeInteger(t.refreshIntervalSeconds) &&
-    (t.refreshIntervalSeconds as number) >= 0
+    (t.refreshIntervalSeconds as number) >= 0 &&
+    (t.challenge === undefined || t.challenge === 1)
   )
 }
 
@@ -69,7 +72,8 @@ function isTicket(value: unknown, roomId: string): value is Ticket {
 export function ticketJson(t: Ticket): string {
   return (
     `{"roomId":${JSON.stringify(t.roomId)},"ticketId":${JSON.stringify(t.ticketId)},"bucketId":${t.bucketId},` +
-    `"acceptedAt":${t.acceptedAt},"lastCheckInTime":${t.lastCheckInTime},"refreshIntervalSeconds":${t.refreshIntervalSeconds}}`
+    `"acceptedAt":${t.acceptedAt},"lastCheckInTime":${t.lastCheckInTime},"refreshIntervalSeconds":${t.refreshIntervalSeconds}` +
+    (t.challenge === 1 ? ',"challenge":1}' : '}')
   )
 }
 
@@ -98,6 +102,8 @@ export class TicketSealer {
   readonly roomId: string
   /** The AES-GCM implementation in use (node:crypto or Web Crypto). */
   readonly aes: AesGcm
+  /** The sealing secret: other keys of the room (the challenge HMAC key) are derived from it too. */
+  readonly secret: string
   #ready: Promise<TicketKey[]>
   #keys: TicketKey[] | undefined
   #opened = new OpenedTickets<OpenedTicket>(CACHE_SIZE)
@@ -107,6 +113,7 @@ export class TicketSealer {
     if (secrets.length === 0) throw new Error('TicketSealer needs at least one secret')
     this.roomId = roomId
     this.aes = aes
+    this.secret = secrets[0]!
     this.#ready = Promise.all(secrets.map((secret) => deriveTicketKey(secret, aes)))
     this.#ready.then((keys) => (this.#keys = keys), () => {})
   }

@@ -19,8 +19,10 @@
  *    for 3 minutes (both forms) active users never exceed 7, and the store's count equals the live sessions
  *    at the end. It runs alongside the others, which start once its crashes are done, so their load cannot
  *    delay a crash.
+ * 4. Bots (bots.mjs): 3 proxies on SQLite, a room with free places and `--challenge proof-of-work --challenge-when
+ *    always`; 10,000 cookieless requests that skip the challenge (2,000 with --short): 0 reach the origin.
  *
- * Usage: node test/load/run.mjs [--short] [--only burst|soak|crash]
+ * Usage: node test/load/run.mjs [--short] [--only burst|soak|crash|bots]
  * Environment: WR_LOAD_REDIS_URL (default redis://127.0.0.1:6379/13: the tests' database, keys deleted after).
  * Prints a summary and, last, `N passed, M failed`; exits 1 on any failure.
  */
@@ -30,6 +32,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { botsCase } from './bots.mjs'
 import { startCrashCase } from './crash.mjs'
 import { exitOf, installCleanup, killAll, procMemory, startChild, stop, waitForLine } from './processes.mjs'
 import { deleteRedisRooms, readRoom, sameCounts, within } from './store.mjs'
@@ -48,8 +51,8 @@ const SHORT = process.argv.includes('--short')
 const ONLY = (() => {
   const i = process.argv.indexOf('--only')
   const value = i === -1 ? undefined : process.argv[i + 1]
-  if (value !== undefined && value !== 'burst' && value !== 'soak' && value !== 'crash') {
-    console.error('usage: node test/load/run.mjs [--short] [--only burst|soak|crash]')
+  if (value !== undefined && !['burst', 'soak', 'crash', 'bots'].includes(value)) {
+    console.error('usage: node test/load/run.mjs [--short] [--only burst|soak|crash|bots]')
     process.exit(2)
   }
   return value
@@ -67,11 +70,13 @@ const PROFILE = SHORT
       budgetMs: 360_000,
       burst: { users: 2_000, generators: 3, proxies: 3, total: 200, perMinute: 200, needSeconds: 15, timeoutMs: 45_000 },
       soak: { durationMs: 30_000, warmupMs: 10_000, sampleMs: 1_500, proxies: 3 },
+      bots: { users: 2_000, generators: 2, proxies: 3, timeoutMs: 45_000 },
     }
   : {
       budgetMs: 540_000,
       burst: { users: 10_000, generators: 4, proxies: 3, total: 200, perMinute: 200, needSeconds: 40, timeoutMs: 90_000 },
       soak: { durationMs: 180_000, warmupMs: 30_000, sampleMs: 3_000, proxies: 3 },
+      bots: { users: 10_000, generators: 4, proxies: 3, timeoutMs: 90_000 },
     }
 /** The soak's room and traffic, the same in both forms (only the length differs). */
 const SOAK_ROOM = { total: 90, perMinute: 60, sessionMinutes: 1, refreshSeconds: 20 }
@@ -553,6 +558,16 @@ async function main() {
         } finally {
           killAll(spared())
         }
+      }
+    }
+    if (ONLY === undefined || ONLY === 'bots') {
+      try {
+        const helpers = { startProxies, stopProxies, limitFor, originStats, startChild, exitOf, check, log, figures }
+        await botsCase({ ...helpers, origin, tmp, limits, profile: PROFILE.bots, run: RUN, secret: SECRET, root: ROOT, here: HERE, childEnv: CHILD_ENV })
+      } catch (error) {
+        check('bots: runs', false, error instanceof Error ? error.message.slice(0, 2000) : String(error))
+      } finally {
+        killAll(spared())
       }
     }
     if (ONLY === undefined || ONLY === 'soak') {

@@ -53,6 +53,7 @@ small{color:var(--muted)}
 <p>{{t.refreshNote}}</p>
 {{/isRejectQueue}}
 <p><small>{{t.lastUpdatedLabel}}: <time datetime="{{lastUpdated}}">{{lastUpdatedFormatted}}</time></small></p>
+{{{challengeWidget}}}
 </main>
 <script>
 (function () {

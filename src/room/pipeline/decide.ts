@@ -39,7 +39,8 @@ export interface Decision {
 }
 
 /** Decides for a user without a session and records what the decision counts. */
-export async function decide(room: Room, c: Context, s: EffectiveSettings, ticket: Ticket | undefined, now: number): Promise<Decision> {
+/** `countQueued` false: a user held by the challenge is admitted if a place is free, else counted nowhere. */
+export async function decide(room: Room, c: Context, s: EffectiveSettings, ticket: Ticket | undefined, now: number, countQueued = true): Promise<Decision> {
   if (s.queueingMethod === 'reject') {
     return { outcome: 'rejected', reason: 'reject', ticketId: '', bucketId: undefined, snapshot: undefined, refresh: 0, newlyQueued: false }
   }
@@ -70,7 +71,7 @@ export async function decide(room: Room, c: Context, s: EffectiveSettings, ticke
     room.report(c, location, now, coordinator)
     return { outcome: 'queued', reason: 'queue-full', ticketId, bucketId, snapshot, refresh: jitteredRefresh(room), newlyQueued: false }
   }
-  recordQueueCheckIn(room, location, ticket, bucketId, minute, ticketId)
+  if (countQueued) recordQueueCheckIn(room, location, ticket, bucketId, minute, ticketId)
   room.report(c, location, now, coordinator)
   return { outcome: 'queued', reason, ticketId, bucketId, snapshot, refresh: jitteredRefresh(room), newlyQueued: !queued }
 }

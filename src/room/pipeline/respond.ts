@@ -9,7 +9,7 @@ import type { Context } from 'hono'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
 import { messagesFor } from '../../page/messages.ts'
-import { renderQueuePage } from '../../page/queue-page.ts'
+import { renderQueuePage, type TemplateVariables } from '../../page/queue-page.ts'
 import { queueVariables } from '../../page/queue-variables.ts'
 import { requestHeaderOf } from '../../ticket/cookie.ts'
 import type { Room } from '../room.ts'
@@ -24,6 +24,8 @@ export interface QueueView {
   lastCountedAt?: number | undefined
   /** `queue-full`: the user was given no place (the `queueIsFull` variable). */
   reason?: string | undefined
+  /** A challenge to answer (src/challenge/): its fields for JSON and templates, and the page's widget. */
+  challenge?: { info: Record<string, unknown>; widget(variables: TemplateVariables): string } | undefined
 }
 
 /** The queue page (or JSON) for a queued or rejected user. */
@@ -42,6 +44,7 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
     messages,
   })
   if (view.reason === 'queue-full') variables.queueIsFull = true
+  if (view.challenge) variables.challenge = view.challenge.info
   c.header('Cache-Control', 'no-store')
   if (view.refresh > 0) c.header('Refresh', String(view.refresh))
   const reading = c.req.method === 'GET' || c.req.method === 'HEAD'
@@ -53,6 +56,7 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
   const cloudflare = o.compatibility === 'cloudflare'
   const wantsJson = cloudflare ? accept.trim() === 'application/json' : accept.toLowerCase().includes('application/json')
   if (wantsJson && (o.jsonResponseEnabled || !reading)) return c.json(cloudflare ? { cfWaitingRoom: variables } : { waitingRoom: variables }, status)
+  if (view.challenge) variables.challengeWidget = view.challenge.widget(variables)
   return c.html(renderQueuePage(variables, s.template, messages), status)
 }
 

@@ -1,0 +1,45 @@
+/// <reference types="node" />
+/**
+ * @module
+ * `--challenge proof-of-work[:difficulty]`, `--challenge-fail log|infinite-queue` and
+ * `--challenge-when queueing|always`: the room's `challenge` option from the CLI (issue 17). Turnstile needs
+ * keys and a custom provider needs code: both are for the library, not flags.
+ */
+import { WaitingRoomError } from '../src/errors.ts'
+import { proofOfWork } from '../src/challenge/proof-of-work.ts'
+import type { ChallengeOptions } from '../src/challenge/options.ts'
+import { UsageError } from './flag-values.ts'
+import type { Given } from './flag-checks.ts'
+
+const FAIL_MODES = ['log', 'infinite-queue'] as const
+const WHEN = ['queueing', 'always'] as const
+
+/** The `challenge` option the flags ask for; undefined for none. */
+export function challengeOf(given: Record<string, Given>): ChallengeOptions | undefined {
+  const { challenge, 'challenge-fail': fail, 'challenge-when': when } = given
+  const text = challenge ? String(challenge.value).trim().toLowerCase() : 'none'
+  if (text === 'none') {
+    const stray = fail ?? when
+    if (stray) throw new UsageError(`${stray.source} needs --challenge (or WR_CHALLENGE): there is no challenge to fail or to ask`)
+    return undefined
+  }
+  const match = /^proof-of-work(?::(\d+))?$/.exec(text)
+  if (!match) throw new UsageError(`invalid ${challenge!.source} ${challenge!.raw}: proof-of-work, proof-of-work:<difficulty 1-32> or none`)
+  let provider
+  try {
+    provider = proofOfWork(match[1] === undefined ? {} : { difficulty: Number(match[1]) })
+  } catch (error) {
+    if (!(error instanceof WaitingRoomError)) throw error
+    throw new UsageError(`invalid ${challenge!.source} ${challenge!.raw}: the difficulty is an integer from 1 to 32 (leading zero bits)`)
+  }
+  const onFail = oneOf(fail, FAIL_MODES)
+  const whenValue = oneOf(when, WHEN)
+  return { provider, ...(onFail && { onFail }), ...(whenValue && { when: whenValue }) }
+}
+
+function oneOf<T extends string>(given: Given | undefined, allowed: readonly T[]): T | undefined {
+  if (!given) return undefined
+  const value = String(given.value).trim().toLowerCase()
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`invalid ${given.source} ${given.raw}: one of ${allowed.join(', ')}`)
+  return value as T
+}
