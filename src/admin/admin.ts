@@ -20,6 +20,7 @@ import type { RoomHandle } from '../room/decision.ts'
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './prometheus.ts'
 import { renderQueuePage } from '../page/queue-page.ts'
 import { settingsPatchSchema } from '../admission/settings.ts'
+import { analyticsRoutes } from './analytics.ts'
 
 export type { WaitingRoomAdminOptions } from './options.ts'
 export type { RoomStatus, RoomStatusName } from './status.ts'
@@ -149,6 +150,7 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
   })
 
   eventRoutes(admin, room)
+  admin.route('/', analyticsRoutes(room))
 
   admin.get('/metrics', async (c) => {
     // During a coordinator outage the counters (errors, fallbacks) matter most: serve them without the gauges.

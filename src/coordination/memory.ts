@@ -24,6 +24,8 @@ import {
   type SlotRequest,
   type SlotResult,
 } from './coordinator.ts'
+import { MemoryHistoryStore } from '../history/memory-store.ts'
+import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
 import { newEpoch, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 
 export const DRIVER_NAME = 'memory'
@@ -70,6 +72,10 @@ export interface MemoryCoordinator extends Coordinator {
   restartGlobal(): void
   /** Counters currently held (for tests and memory benchmarks). */
   readonly counterCount: number
+  recordHistory(batch: HistoryBatch): Promise<void>
+  readHistory(query: HistoryQuery): Promise<HistoryRow[]>
+  /** The history kept (its `size` bounds memory: minutes × locations). */
+  readonly history: MemoryHistoryStore
 }
 
 /** The room's aggregation stages and epoch, created with the room. */
@@ -100,6 +106,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
   const counters = new Map<string, Counter>()
   const rooms = new Map<string, Room>()
   let newestMinute = 0
+  const history = new MemoryHistoryStore()
 
   const room = (roomId: string, now: number): Room => roomOf(rooms, roomId, now)
 
@@ -140,6 +147,9 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     get counterCount() {
       return counters.size
     },
+    history,
+    recordHistory: (batch) => history.recordHistory(batch),
+    readHistory: (query) => history.readHistory(query),
 
     increment: async (request: CounterRequest): Promise<CounterResult> => take(request),
 
