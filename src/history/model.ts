@@ -98,5 +98,12 @@ export const oldestKeptMinute = (batch: Pick<HistoryBatch, 'at' | 'retentionMinu
 export function validBatch(batch: HistoryBatch): boolean {
   if (typeof batch?.id !== 'string' || typeof batch.roomId !== 'string' || !Array.isArray(batch.rows)) return false
   if (!Number.isFinite(batch.at) || !Number.isInteger(batch.retentionMinutes) || batch.retentionMinutes < 1) return false
-  return batch.rows.every((row) => Number.isInteger(row.minute) && typeof row.location === 'string' && typeof row.fields === 'object' && row.fields !== null)
+  return batch.rows.every(
+    (row) =>
+      Number.isInteger(row.minute) &&
+      typeof row.location === 'string' &&
+      typeof row.fields === 'object' &&
+      row.fields !== null &&
+      Object.values(row.fields).every((value) => Number.isSafeInteger(value)),
+  )
 }
