@@ -21,6 +21,8 @@ import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './prometheus.ts'
 import { renderQueuePage } from '../page/queue-page.ts'
 import { settingsPatchSchema } from '../admission/settings.ts'
 import { analyticsRoutes } from './analytics.ts'
+import { dashboardRoute, markAdminRoutes, sameOriginWrites } from './dashboard/routes.ts'
+import { openApiRoute } from './openapi.ts'
 
 export type { WaitingRoomAdminOptions } from './options.ts'
 export type { RoomStatus, RoomStatusName } from './status.ts'
@@ -117,6 +119,8 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
     await next()
     c.header('Cache-Control', 'no-store') // live state and secrets-adjacent data: never cached by a proxy
   })
+  admin.use('*', sameOriginWrites)
+  dashboardRoute(admin, room) // GET /: the page signs in with the token itself
   admin.use(
     '*',
     bearerAuth({
@@ -161,8 +165,9 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
   admin.get('/preview', zValidator('query', previewSchema, validationHook), (c) => previewResponse(room, c, c.req.valid('query')))
   admin.post('/preview', requireJson, zValidator('json', previewSchema, validationHook), (c) => previewResponse(room, c, c.req.valid('json')))
 
+  openApiRoute(admin)
   admin.onError(adminError)
-
+  markAdminRoutes(admin, room, o.tokens) // the room lets these routes through, mounted before or after it
   return admin
 }
 

@@ -14,6 +14,7 @@ import { applyOriginCommand } from './pipeline/origin-command.ts'
 import { queueResponse } from './pipeline/respond.ts'
 import { continueSession, readTicket } from './pipeline/session.ts'
 import { Room } from './room.ts'
+import { adminsOf, answeredByAdmin } from './admin-routes.ts'
 
 export type {
   DecisionReason,
@@ -41,11 +42,19 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
   // The user's functions take the app's Context<E>; inside, every Context is the plain one.
   const room = new Room(resolveOptions(options) as unknown as ResolvedOptions)
   const { metrics } = room
+  const handle = room.handle()
 
   const middleware: MiddlewareHandler<E & WaitingRoomEnv> = async function waitingRoom(c, next) {
     // Coverage: requests the room does not cover pass, uncounted (no await unless a rule is asynchronous).
     const covered = room.covers ? room.covers(c) : true
     if (covered !== true && !(await covered)) {
+      metrics.decisions.bypass++
+      c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
+      return next()
+    }
+    // The admin API built on this room is never queued by it, mounted before or after (./admin-routes.ts).
+    const admins = adminsOf(handle)
+    if (admins && answeredByAdmin(c, admins)) {
       metrics.decisions.bypass++
       c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
       return next()
@@ -95,5 +104,5 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     return queueResponse(room, c, s, decision, now)
   }
 
-  return Object.assign(middleware, { room: room.handle() })
+  return Object.assign(middleware, { room: handle })
 }
