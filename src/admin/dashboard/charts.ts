@@ -8,7 +8,7 @@
  * `data-v`), and the plot its scale (`data-max`): the numbers on screen can be read back and checked.
  */
 export const CHARTS_JS = `
-const SVG_W = 560, SVG_H = 220, PAD = { l: 44, r: 10, t: 12, b: 26 }
+const SVG_W = 480, SVG_H = 230, PAD = { l: 46, r: 14, t: 26, b: 28 }
 const esc = (s) => String(s).replace(/[&<>"']/g, (ch) => '&#' + ch.charCodeAt(0) + ';')
 
 /** A round top for the y axis: 1, 2 or 5 times a power of ten, at least the largest value. */
@@ -47,8 +47,9 @@ function renderChart(chart) {
     out.push('<text x="' + (PAD.l - 6) + '" y="' + (yy + 4) + '" text-anchor="end">' + esc(+v.toFixed(2)) + '</text>')
   }
   if (times.length > 0) {
-    for (const t of times.length < 2 ? [t0] : [t0, t0 + span / 2, t1]) {
-      out.push('<text x="' + x(t) + '" y="' + (SVG_H - 8) + '" text-anchor="middle">' + esc(fmtTime(t, span)) + '</text>')
+    const ticks = times.length < 2 ? [[t0, 'middle']] : [[t0, 'start'], [t0 + span / 2, 'middle'], [t1, 'end']]
+    for (const [t, anchor] of ticks) {
+      out.push('<text x="' + x(t) + '" y="' + (SVG_H - 8) + '" text-anchor="' + anchor + '">' + esc(fmtTime(t, span)) + '</text>')
     }
   }
   out.push('</g>')
@@ -69,8 +70,8 @@ function renderChart(chart) {
   if (all.length === 0) out.push('<text class="empty" x="' + (SVG_W / 2) + '" y="' + (SVG_H / 2) + '" text-anchor="middle">no data in this range</text>')
   out.push('<g class="legend">')
   series.forEach((s, i) => {
-    const lx = PAD.l + 8 + i * 130
-    out.push('<rect class="' + s.cls + '" x="' + lx + '" y="' + (PAD.t + 2) + '" width="10" height="3"/><text x="' + (lx + 14) + '" y="' + (PAD.t + 7) + '">' + esc(s.label) + '</text>')
+    const lx = PAD.l + i * 120
+    out.push('<rect class="' + s.cls + '" x="' + lx + '" y="8" width="12" height="4"/><text x="' + (lx + 16) + '" y="14">' + esc(s.label) + '</text>')
   })
   out.push('</g></svg>')
   return out.join('')

@@ -47,6 +47,7 @@ function start() {
   $('#app').hidden = false
   loadSettings()
   loadEvents()
+  showPreview()
   refresh()
 }
 
@@ -215,7 +216,8 @@ async function loadEvents() {
 async function showPreview() {
   const lang = $('#preview-lang').value
   const res = await api('preview?language=' + encodeURIComponent(lang), { headers: { Accept: 'text/html' } })
-  $('#preview').srcdoc = await res.text()
+  // Without its meta refresh: reloading about:srcdoc would blank the frame.
+  $('#preview').srcdoc = (await res.text()).replace(/<meta http-equiv="refresh"[^>]*>/gi, '')
   $('#preview').dataset.language = lang
 }
 

@@ -15,7 +15,7 @@ header h1{font-size:1.05rem;margin:0;flex:1 1 auto}
 main{padding:1rem;max-width:1200px;margin:0 auto;display:grid;gap:1rem}
 section.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:1rem;min-width:0}
 section.card h2{font-size:1rem;margin:0 0 .75rem}
-.grid{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(320px,1fr))}
+.grid{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr))}
 .stats{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem}
 .stat b{display:block;font-size:1.4rem;font-variant-numeric:tabular-nums}
 .stat span{color:var(--muted);font-size:.85rem}
@@ -34,12 +34,12 @@ form.settings .field input,form.settings .field select{width:100%;margin-top:.2r
 .hint{color:var(--muted);font-size:.8rem}
 .error{color:var(--bad);font-size:.85rem;min-height:1em;display:block}
 .chart svg{width:100%;height:auto;display:block}
-.chart .axis text,.chart .legend text{fill:var(--muted);font-size:11px}
+.chart .axis text,.chart .legend text{fill:var(--muted);font-size:13px}
 .chart .gridline{stroke:var(--grid);stroke-width:1}
 .chart .s0{stroke:var(--accent);fill:var(--accent)}.chart .s1{stroke:var(--accent2);fill:var(--accent2)}
 .chart .s2{stroke:var(--accent3);fill:var(--accent3)}.chart .limit{stroke:var(--bad);fill:var(--bad)}
-.chart polyline{fill:none;stroke-width:2}.chart polyline.limit{stroke-dasharray:5 4;stroke-width:1.5}
-.chart .empty{fill:var(--muted);font-size:13px}
+.chart svg polyline[class]{fill:none;stroke-width:2}.chart svg polyline.limit{stroke-dasharray:6 4;stroke-width:1.5}
+.chart .empty{fill:var(--muted);font-size:15px}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 .table-wrap{overflow-x:auto}
