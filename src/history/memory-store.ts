@@ -6,11 +6,20 @@
  */
 import { HISTORY_DEDUPE_MINUTES, mergeFields, oldestKeptMinute, validBatch, type HistoryBatch, type HistoryQuery, type HistoryRow, type HistoryStore } from './model.ts'
 
+/**
+ * A prune walks every minute held, so it runs when the oldest minute kept has moved on by this fraction of the
+ * retention (at least one minute, at most an hour): memory stays within retention × 1.01 + 1 hour of minutes,
+ * and reads never show a minute past retention (they filter by the oldest minute kept).
+ */
+const PRUNE_FRACTION = 0.01
+const MAX_PRUNE_STEP = 60
+
 interface RoomHistory {
   minutes: Map<number, Map<string, Record<string, number>>>
   /** Batch id → the minute it was sent in (forgotten after HISTORY_DEDUPE_MINUTES). */
   applied: Map<string, number>
   oldest: number
+  prunedTo: number
 }
 
 export class MemoryHistoryStore implements HistoryStore {
@@ -28,8 +37,9 @@ export class MemoryHistoryStore implements HistoryStore {
   record(batch: HistoryBatch): void {
     if (!validBatch(batch)) throw new TypeError('recordHistory: malformed batch')
     let room = this.#rooms.get(batch.roomId)
-    if (!room) this.#rooms.set(batch.roomId, (room = { minutes: new Map(), applied: new Map(), oldest: -Infinity }))
-    this.#prune(room, oldestKeptMinute(batch), Math.floor(batch.at / 60_000) - HISTORY_DEDUPE_MINUTES)
+    if (!room) this.#rooms.set(batch.roomId, (room = { minutes: new Map(), applied: new Map(), oldest: -Infinity, prunedTo: -Infinity }))
+    const step = Math.min(MAX_PRUNE_STEP, Math.max(1, Math.floor(batch.retentionMinutes * PRUNE_FRACTION)))
+    this.#prune(room, oldestKeptMinute(batch), Math.floor(batch.at / 60_000) - HISTORY_DEDUPE_MINUTES, step)
     if (room.applied.has(batch.id)) return
     room.applied.set(batch.id, Math.floor(batch.at / 60_000))
     for (const row of batch.rows) {
@@ -47,7 +57,7 @@ export class MemoryHistoryStore implements HistoryStore {
     const room = this.#rooms.get(query.roomId)
     if (!room) return rows
     for (const [minute, locations] of room.minutes) {
-      if (minute < query.fromMinute || minute >= query.toMinute) continue
+      if (minute < query.fromMinute || minute >= query.toMinute || minute < room.oldest) continue
       for (const [location, fields] of locations) rows.push({ minute, location, fields: { ...fields } })
     }
     return rows
@@ -66,7 +76,7 @@ export class MemoryHistoryStore implements HistoryStore {
     return { minutes, rows, batchIds }
   }
 
-  #prune(room: RoomHistory, oldest: number, oldestId: number): void {
+  #prune(room: RoomHistory, oldest: number, oldestId: number, step: number): void {
     // Ids are in insertion order, which is send order within a worker clock's skew: stop at the first kept.
     for (const [id, minute] of room.applied) {
       if (minute >= oldestId) break
@@ -74,6 +84,8 @@ export class MemoryHistoryStore implements HistoryStore {
     }
     if (oldest <= room.oldest) return
     room.oldest = oldest
+    if (oldest - room.prunedTo < step) return
+    room.prunedTo = oldest
     for (const minute of room.minutes.keys()) if (minute < oldest) room.minutes.delete(minute)
   }
 }
