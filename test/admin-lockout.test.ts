@@ -131,7 +131,8 @@ describe('cross-site writes', () => {
     const { app, room } = await fullRoom('route', 'room first')
     const patch = (headers: Record<string, string>, value: number) =>
       app.request('http://shop.example/_room/settings', { method: 'PATCH', headers: { ...auth, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ newUsersPerMinute: value }) })
-    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example' }, { origin: 'null' }]) {
+    const crossSite: Record<string, string>[] = [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'https://evil.example' }, { origin: 'null' }]
+    for (const headers of crossSite) {
       const response = await patch(headers, 3)
       expect(response.status, JSON.stringify(headers)).toBe(403)
       expect((await response.json()).error).toBe('cross_site')
