@@ -113,6 +113,21 @@ describe('what the admin marks cannot open', () => {
     expect(await (await app.request('/_room/status', { headers: auth })).text()).not.toMatch(/^origin/)
   })
 
+  it('a catch-all of the app registered before the admin (it would answer first), with or without the token', async () => {
+    const clock = { now: START }
+    const room = waitingRoom({ secret: TEST_SECRET, clock: () => clock.now, totalActiveUsers: 1, newUsersPerMinute: 1 })
+    const app = new Hono<WaitingRoomEnv>()
+    app.use('/*', room)
+    app.use('/*', async (_c, next) => next()) // middleware: passed through
+    app.all('*', (c) => c.text('origin catch-all'))
+    app.route('/_room', waitingRoomAdmin(room, { token: TOKEN }))
+    await app.request('/')
+    await settle()
+    for (const path of ['/_room', '/_room/status', '/_room/events/anything/report']) {
+      expect(await (await app.request(path, { headers: auth })).text(), path).not.toMatch(/^origin/)
+    }
+  })
+
   it('another room: an admin built on room A does not open room B', async () => {
     const roomA = waitingRoom({ secret: TEST_SECRET, clock: () => START, totalActiveUsers: 1, newUsersPerMinute: 1 })
     const roomB = waitingRoom({ secret: TEST_SECRET, clock: () => START, totalActiveUsers: 1, newUsersPerMinute: 1 })

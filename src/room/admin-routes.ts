@@ -53,8 +53,18 @@ function isAdminHandler(handler: Handler | undefined): boolean {
   return false
 }
 
-/** `use()` and `all()` routes are taken as middleware a request passes through; a fixed-method route would answer. */
-const isPassThrough = (route: { method: string; path: string }) => route.method === 'ALL'
+/** The handler as written (Hono wraps a sub-app's handlers when that app has its own error handler). */
+function original(handler: Handler): Handler {
+  let h = handler
+  for (let depth = 0; h.__COMPOSED_HANDLER && depth < 8; depth++) h = h.__COMPOSED_HANDLER
+  return h
+}
+
+/**
+ * A route a request passes through on its way to the admin: one for every method (`use()`, `all()`) whose
+ * handler takes `next` — middleware. A fixed-method route, or a catch-all `(c) => …`, would answer instead.
+ */
+const isPassThrough = (route: { method: string; handler: unknown }) => route.method === 'ALL' && original(route.handler as Handler).length >= 2
 
 /**
  * True when an admin endpoint will answer this request: a marked endpoint matched after the room (with
