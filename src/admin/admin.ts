@@ -21,8 +21,7 @@ import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './prometheus.ts'
 import { renderQueuePage } from '../page/queue-page.ts'
 import { settingsPatchSchema } from '../admission/settings.ts'
 import { analyticsRoutes } from './analytics.ts'
-import { dashboardRoute, markAdminRoutes, sameOriginWrites } from './dashboard/routes.ts'
-import { openApiRoute } from './openapi.ts'
+import { finishAdmin, publicRoutes } from './dashboard/routes.ts'
 
 export type { WaitingRoomAdminOptions } from './options.ts'
 export type { RoomStatus, RoomStatusName } from './status.ts'
@@ -66,9 +65,10 @@ async function fromStorage<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * The admin API of a room, as a Hono app to mount where you like. Mount it before `waitingRoom()` (or
- * bypass its path) so admin requests are not queued. Routes: `GET /status`, `GET|PATCH /settings`,
- * `GET|POST /events`, `DELETE /events/:id`, `GET /metrics` (Prometheus), `GET|POST /preview`.
+ * The admin API of a room, as a Hono app to mount where you like, before or after `waitingRoom()`: the
+ * room lets its requests through (../room/admin-routes.ts). Routes: `GET /status`, `GET|PATCH /settings`,
+ * `GET|POST /events`, `DELETE /events/:id`, `GET /events/:id/report`, `GET /analytics`, `GET /metrics`
+ * (Prometheus), `GET|POST /preview`, `GET /openapi.json`, and the dashboard page at `GET /`.
  *
  * @example
  * ```ts
@@ -119,8 +119,7 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
     await next()
     c.header('Cache-Control', 'no-store') // live state and secrets-adjacent data: never cached by a proxy
   })
-  admin.use('*', sameOriginWrites)
-  dashboardRoute(admin, room) // GET /: the page signs in with the token itself
+  publicRoutes(admin, room) // cross-site writes refused; GET /, the dashboard, signs in with the token itself
   admin.use(
     '*',
     bearerAuth({
@@ -165,9 +164,8 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
   admin.get('/preview', zValidator('query', previewSchema, validationHook), (c) => previewResponse(room, c, c.req.valid('query')))
   admin.post('/preview', requireJson, zValidator('json', previewSchema, validationHook), (c) => previewResponse(room, c, c.req.valid('json')))
 
-  openApiRoute(admin)
   admin.onError(adminError)
-  markAdminRoutes(admin, room, o.tokens) // the room lets these routes through, mounted before or after it
+  finishAdmin(admin, room, o.tokens) // GET /openapi.json; the room lets these routes through, mounted before or after it
   return admin
 }
 

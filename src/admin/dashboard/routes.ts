@@ -6,6 +6,7 @@
 import type { Hono, MiddlewareHandler } from 'hono'
 import { ADMIN_ENDPOINT, registerAdmin } from '../../room/admin-routes.ts'
 import type { RoomHandle } from '../../room/decision.ts'
+import { openApiRoute } from '../openapi.ts'
 import { dashboardPage } from './page.ts'
 
 /** Seconds between two polls of the dashboard. */
@@ -86,4 +87,16 @@ export function markAdminRoutes(admin: Hono, room: RoomHandle, tokens: readonly 
       return match !== null && tokens.some((token) => sameText(token, match[1]!))
     },
   })
+}
+
+/** What comes before the bearer token check: the refusal of cross-site writes, and the dashboard page. */
+export function publicRoutes(admin: Hono, room: RoomHandle): void {
+  admin.use('*', sameOriginWrites)
+  dashboardRoute(admin, room)
+}
+
+/** What comes after every other route: `GET /openapi.json`, then the marks (which must see every route). */
+export function finishAdmin(admin: Hono, room: RoomHandle, tokens: readonly string[]): void {
+  openApiRoute(admin)
+  markAdminRoutes(admin, room, tokens)
 }
