@@ -163,7 +163,7 @@ describe('GET /analytics', () => {
     const seenBy = [await b.get(query), await a.get(query)]
     for (const { json } of seenBy) expect(json.points[0]).toMatchObject({ admissions: 11, arrivals: 11, limit: 100 })
     // b's last snapshot showed all 11 active (it synced after a's admissions): the peak is 11 — max-merged, not summed.
-    expect(seenBy[0].json.points[0].activeUsers).toBe(11)
+    expect(seenBy[0]!.json.points[0].activeUsers).toBe(11)
   })
 
   it('refuses bad queries with 400s that name the field', async () => {

@@ -153,7 +153,6 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
   })
 
   eventRoutes(admin, room)
-  admin.route('/', analyticsRoutes(room))
 
   admin.get('/metrics', async (c) => {
     // During a coordinator outage the counters (errors, fallbacks) matter most: serve them without the gauges.
@@ -169,9 +168,10 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
   return admin
 }
 
-/** `GET|POST /events`, `DELETE /events/:id`: the room's scheduled events, in its storage. */
+/** `GET|POST /events`, `DELETE /events/:id`, `GET /events/:id/report` and `GET /analytics`: the room's events and history. */
 function eventRoutes(admin: Hono, room: RoomHandle): void {
   const clock = room.options.clock
+  admin.route('/', analyticsRoutes(room)) // GET /analytics, GET /events/:id/report
   admin.get('/events', async (c) => {
     await fromStorage(room.settings.load(clock()))
     return c.json({ events: room.settings.events() })

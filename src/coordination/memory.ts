@@ -99,6 +99,14 @@ function locationNode(entry: Room, location: string, now: number): LocationNode 
   return node
 }
 
+type HistoryParts = 'history' | 'recordHistory' | 'readHistory'
+
+/** The coordinator with its history (kept in this process, like the rest). */
+function withHistory<T extends object>(coordinator: T): T & Pick<MemoryCoordinator, HistoryParts> {
+  const history = new MemoryHistoryStore()
+  return Object.assign(coordinator, { history, recordHistory: (batch: HistoryBatch) => history.recordHistory(batch), readHistory: (query: HistoryQuery) => history.readHistory(query) })
+}
+
 const counterKey = (roomId: string, scope: string, minute: number): string => `${roomId}\n${scope}\n${minute}`
 
 export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): MemoryCoordinator {
@@ -106,7 +114,6 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
   const counters = new Map<string, Counter>()
   const rooms = new Map<string, Room>()
   let newestMinute = 0
-  const history = new MemoryHistoryStore()
 
   const room = (roomId: string, now: number): Room => roomOf(rooms, roomId, now)
 
@@ -141,15 +148,12 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     return { taken: true, seq }
   }
 
-  return {
+  return withHistory<Omit<MemoryCoordinator, HistoryParts>>({
     name: DRIVER_NAME,
     preferredSyncIntervalMs: 0,
     get counterCount() {
       return counters.size
     },
-    history,
-    recordHistory: (batch) => history.recordHistory(batch),
-    readHistory: (query) => history.readHistory(query),
 
     increment: async (request: CounterRequest): Promise<CounterResult> => take(request),
 
@@ -188,5 +192,5 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     restartGlobal() {
       for (const entry of rooms.values()) entry.global = new GlobalAggregator()
     },
-  }
+  })
 }
