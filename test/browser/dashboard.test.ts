@@ -3,7 +3,7 @@
  * The operator's dashboard in Chromium (issue 18): signing in, the charts drawn with the numbers the API
  * returns (read back from the SVG and compared with `GET /analytics`, position included), a setting changed
  * in the form reaching `/status`, zod's error shown next to its field, suspend and resume in one click, the
- * queue page preview per language, light and dark, and a phone's width.
+ * queue page preview per language, light and dark, a phone's width, and a room whose coordinator keeps no history.
  *
  * The room is mounted BEFORE the admin API (`app.use('/*', room)` then `app.route('/_room', admin)`) and
  * is full: the dashboard must get through its own room. Fake clock for the room; traffic made from Node.
@@ -13,7 +13,9 @@
 import { Hono } from 'hono'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { memoryCoordinator } from '../../adapters/memory/index.ts'
 import { waitingRoomAdmin } from '../../src/admin/admin.ts'
+import type { Coordinator } from '../../src/coordination/coordinator.ts'
 import { waitingRoom, type WaitingRoomEnv } from '../../src/room/middleware.ts'
 import { artifact, launchChromium, MINUTE, originPage, roomOptions, serveApp, START, type Served } from './support.ts'
 
@@ -204,5 +206,32 @@ describe('the dashboard in Chromium', () => {
     await page.screenshot({ path: artifact('dashboard-dark.png') })
     await page.screenshot({ path: artifact('dashboard-dark-full.png'), fullPage: true })
     await context.close()
+  })
+
+  it('charts what the tab sees of /status when the coordinator keeps no history', { timeout: 60_000 }, async () => {
+    const memory = memoryCoordinator()
+    const coordinator: Coordinator = { name: 'no-history', increment: (r) => memory.increment(r), takeSlot: (r) => memory.takeSlot!(r), sync: (r) => memory.sync(r) }
+    const room = waitingRoom(roomOptions(clock, { totalActiveUsers: 5, coordinator }))
+    const app = new Hono<WaitingRoomEnv>()
+    app.route('/_room', waitingRoomAdmin(room, { token: TOKEN }))
+    app.use('/*', room)
+    app.get('*', (c) => c.html(originPage(c.get('waitingRoom').reason)))
+    const served = await serveApp(app)
+    try {
+      for (let i = 0; i < 3; i++) await (await fetch(served.url('/'))).text()
+      await new Promise((resolve) => setTimeout(resolve, 50)) // the room's background report
+      const context = await browser.newContext()
+      const page = await context.newPage()
+      await page.goto(served.url('/_room'))
+      await page.getByLabel('Admin token').fill(TOKEN)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await expect.poll(() => page.locator('#history-note').textContent()).toMatch(/keeps no history/)
+      const status = await (await fetch(served.url('/_room/status'), { headers: auth })).json()
+      expect(status.estimatedTotalActiveUsers).toBe(3)
+      await expect.poll(async () => (await drawn(page, '#chart-active', 'activeUsers')).points.map((p) => p.v)).toEqual([3])
+      await context.close()
+    } finally {
+      await served.close()
+    }
   })
 })
