@@ -79,22 +79,40 @@ export function answeredByAdmin(c: Context, admins: readonly AdminRegistration[]
   }
   for (let i = c.req.routeIndex + 1; i < routes.length; i++) {
     const route = routes[i]!
-    if (isAdminHandler(route.handler as Handler)) return true
-    if (route.method === 'ALL' && route.path.endsWith('/*') && mountedAdmin(c, route.path, admins)) return true
-    if (!isPassThrough(route)) return false
+    const kind = kindOf(route)
+    if (kind === ADMIN) return true
+    if (kind === MOUNT_OR_PASS && mountedAdmin(c, route.path, admins)) return true
+    if (kind === STOP) return false
   }
   return false
 }
 
+const ADMIN = 0
+const PASS = 1
+const MOUNT_OR_PASS = 2
+const STOP = 3
+/** What a route is never changes: judged once per route (the router hands out the same objects every time). */
+const kinds = new WeakMap<object, number>()
+
+function kindOf(route: { method: string; path: string; handler: unknown }): number {
+  let kind = kinds.get(route)
+  if (kind === undefined) {
+    if (isAdminHandler(route.handler as Handler)) kind = ADMIN
+    else if (!isPassThrough(route)) kind = STOP
+    else kind = route.path.endsWith('/*') && route.path.length > 2 && !/[:*]/.test(route.path.slice(0, -2)) ? MOUNT_OR_PASS : PASS
+    kinds.set(route, kind)
+  }
+  return kind
+}
+
 /** `app.mount('/p', admin.fetch)` registers `ALL /p/*`: the admin would see the path after `/p`. */
 function mountedAdmin(c: Context, routePath: string, admins: readonly AdminRegistration[]): boolean {
+  // Not for a catch-all (`/*`: not a mount the room could tell apart) nor a prefix with parameters (kindOf).
   const prefix = routePath.slice(0, -2)
-  // A catch-all (`app.all('*')`) is not a mount the room could tell apart; parameters in the prefix are not ours to read.
-  if (prefix === '' || /[:*]/.test(prefix)) return false
   const path = c.req.path
   if (!(path === prefix || path.startsWith(`${prefix}/`))) return false
   const inner = path.slice(prefix.length) || '/'
   const method = c.req.method === 'HEAD' ? 'GET' : c.req.method
   const header = c.req.header('authorization')
-  return admins.some((admin) => admin.endpoint(method, inner) && admin.authorized(header))
+  return admins.some((admin) => admin.authorized(header) && admin.endpoint(method, inner))
 }
