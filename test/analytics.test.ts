@@ -240,6 +240,15 @@ describe('GET /events/:id/report', () => {
     expect((await w.get('/events/nope/report')).status).toBe(404)
   })
 
+  it('an event whose queue stayed empty drained at once', async () => {
+    const clock = { now: START + 1000 }
+    const w = worker(clock, memoryCoordinator(), { totalActiveUsers: 100, events: [{ id: 'calm', eventStartTime: START, eventEndTime: START + 10 * MINUTE }] })
+    for (let i = 0; i < 4; i++) expect((await w.visit()).admitted).toBe(true)
+    await w.get('/status')
+    clock.now = START + 5 * MINUTE
+    expect((await w.get('/events/calm/report')).json).toMatchObject({ admitted: 4, peakQueue: 0, maxWaitSeconds: 0, timeToDrainSeconds: 0 })
+  })
+
   it('a future event reports zeros and nulls', async () => {
     const clock = { now: START }
     const w = worker(clock, memoryCoordinator(), { events: [{ id: 'later', eventStartTime: START + 60 * MINUTE, eventEndTime: START + 90 * MINUTE }] })

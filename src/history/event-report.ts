@@ -60,9 +60,10 @@ export async function eventReport(
     if (point?.waitingUsers != null && point.waitingUsers > (peak?.waitingUsers ?? -1)) peak = point
   }
   const startMinute = Math.floor(event.eventStartTime / MINUTE_MS)
-  let drained: number | undefined
+  // Nobody ever waited: drained from the start.
+  let drained: number | undefined = started && peak?.waitingUsers === 0 ? startMinute : undefined
   // Queued users check in every few seconds: a past minute with no record at all had nobody waiting either.
-  for (let m = Math.max(peak?.minute ?? startMinute, startMinute) + 1; started && m < followTo && m < nowMinute + 1; m++) {
+  for (let m = Math.max(peak?.minute ?? startMinute, startMinute) + 1; started && drained === undefined && m < followTo && m < nowMinute + 1; m++) {
     const waiting = minutes.get(m)?.waitingUsers ?? (m < nowMinute ? 0 : undefined)
     if (waiting === 0) {
       drained = m
