@@ -74,7 +74,7 @@ export function denoKvCoordinator(kv: KvLike, options: DenoKvCoordinatorOptions 
   const increment = kvCounters(kv, { prefix, maxBatch, maxAttempts })
   const reports: ReportSettings = { fieldsPerCommit, reportIdTtlMs, maxAttempts }
   const state: StateSettings = { maxAttempts, consistency: stateConsistency }
-  // A `Deno.Kv` lists ranges too; a KV-compatible client without them keeps no history (analytics answer 501).
+  // A `Deno.Kv` lists ranges too; a KV-compatible client without `{ start, end }` lists fails its history reads (503).
   const history = kvHistory(kv as unknown as KvHistoryLike, prefix, maxAttempts)
   return {
     name: DRIVER_NAME,
