@@ -189,8 +189,8 @@ describe('the hono-waiting-room executable', () => {
     expect(both.stderr).toContain('--store and --redis cannot be used together')
   })
 
-  it('demo serves its page behind a one-user room', async () => {
-    const { child, match } = await start(['demo', '--port', '0'], /Waiting room demo at http:\/\/localhost:(\d+)/)
+  it('demo serves its page behind a one-user room, and the dashboard with the token it prints', async () => {
+    const { child, match } = await start(['demo', '--port', '0'], /Waiting room demo at http:\/\/localhost:(\d+)[\s\S]*dashboard at http:\/\/localhost:\d+\/_room \(admin token ([\w-]{32})\)/)
     const url = `http://127.0.0.1:${match[1]}`
     const first = await fetch(url)
     const page = await first.text()
@@ -199,6 +199,12 @@ describe('the hono-waiting-room executable', () => {
 
     const second = await fetch(url, { headers: { accept: 'text/html' } })
     expect(await second.text()).toContain('id="wait-time"')
+
+    // The dashboard, with the token the demo printed, gets through the full room.
+    const token = match[2]
+    expect(await (await fetch(`${url}/_room`)).text()).toContain('Waiting room dashboard')
+    const status = await fetch(`${url}/_room/status`, { headers: { authorization: `Bearer ${token}` } })
+    expect((await status.json()).status).toBe('queueing')
     child.kill('SIGINT')
     expect(await exitOf(child)).toBe(0)
   })

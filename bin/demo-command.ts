@@ -8,6 +8,12 @@ import { createDemoOrigin } from './demo-origin.ts'
 import { flagHelp, type FlagDefaults, type ProxyConfig } from './flags.ts'
 import { listen } from './listen.ts'
 import { describeRoom, serveUntilSignal, startProxy } from './proxy-command.ts'
+import { DEFAULT_ADMIN_PATH } from './admin-mount.ts'
+
+/** 32 URL-safe characters (192 random bits): a bearer token the admin API accepts. */
+function randomToken(): string {
+  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(24)))).replace(/\+/g, '-').replace(/\//g, '_')
+}
 
 /** One user at a time, one new user a minute, 1-minute sessions, 5 s check-ins (the shortest allowed). */
 export const DEMO_DEFAULTS: FlagDefaults = {
@@ -33,7 +39,9 @@ export async function runDemo(config: ProxyConfig): Promise<number> {
   const origin = await listen(createDemoOrigin().fetch, 0, '127.0.0.1')
   // Tickets only need to outlive this process: a fresh key, and no warning about a missing secret.
   const secret = config.room.secret ?? `${crypto.randomUUID()}${crypto.randomUUID()}`
-  const demo: ProxyConfig = { ...config, origin: origin.url, room: { ...config.room, secret } }
+  // The dashboard is part of the demo: a fresh admin token unless one is given, printed below.
+  const admin = config.admin ?? { token: randomToken(), path: DEFAULT_ADMIN_PATH }
+  const demo: ProxyConfig = { ...config, origin: origin.url, room: { ...config.room, secret }, admin }
   let proxy
   try {
     proxy = await startProxy(demo)
@@ -44,6 +52,7 @@ export async function runDemo(config: ProxyConfig): Promise<number> {
   const shownHost = demo.host === '127.0.0.1' || demo.host === '0.0.0.0' || demo.host === '::' ? 'localhost' : demo.host
   console.log(`Waiting room demo at http://${shownHost}:${proxy.port}`)
   console.log(`  ${describeRoom(demo)}`)
+  console.log(`  dashboard at http://${shownHost}:${proxy.port}${admin.path} (admin token ${config.admin ? 'from --admin-token' : admin.token})`)
   console.log(`  demo origin at ${origin.url}; stop with Ctrl+C`)
   const status = await serveUntilSignal(proxy)
   await origin.close()

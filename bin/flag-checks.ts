@@ -8,6 +8,8 @@
 import { WaitingRoomError } from '../src/errors.ts'
 import { parsePublicHosts } from '../src/proxy/hosts.ts'
 import { parseTrustProxy } from '../src/proxy/trust.ts'
+import { resolveAdminOptions } from '../src/admin/options.ts'
+import { DEFAULT_ADMIN_PATH, type AdminMount } from './admin-mount.ts'
 import { UsageError, type FlagValue } from './flag-values.ts'
 import { parseRedisUrl, redactUrl } from './redis-store.ts'
 
@@ -81,4 +83,28 @@ export function checkBackend(given: Record<string, Given>): void {
     }
     redis.value = raw
   }
+}
+
+/** A path of plain segments, no trailing slash: what the admin API is mounted at. */
+const ADMIN_PATH = /^(?:\/[A-Za-z0-9._~-]+)+$/
+
+/** `--admin-token` (validated as waitingRoomAdmin will, never echoed) and `--admin-path`; none without a token. */
+export function adminOf(token: Given | undefined, path: Given | undefined): AdminMount | undefined {
+  if (!token) {
+    if (path) throw new UsageError(`${path.source} needs --admin-token (or WR_ADMIN_TOKEN): the admin API is only served with a token`)
+    return undefined
+  }
+  const value = String(token.value)
+  try {
+    resolveAdminOptions({ token: value })
+  } catch (error) {
+    if (!(error instanceof WaitingRoomError)) throw error
+    const reason = error.message.replace(/^.*invalid option token: /, '')
+    throw new UsageError(`invalid ${token.source}: ${reason} (the value is not shown)`)
+  }
+  const where = path ? String(path.value) : DEFAULT_ADMIN_PATH
+  if (!ADMIN_PATH.test(where) || /\/\.\.?(?:\/|$)/.test(where)) {
+    throw new UsageError(`invalid ${path!.source} ${path!.raw}: a path of plain segments such as /_room (letters, digits, - . _ ~; no trailing slash)`)
+  }
+  return { token: value, path: where }
 }

@@ -9,8 +9,9 @@
 import { parseArgs } from 'node:util'
 import { WaitingRoomError } from '../src/errors.ts'
 import { validateOptions, type WaitingRoomOptions } from '../src/room/options.ts'
-import { checkBackend, originCommands, publicHostsOf, trustProxyOf, type Given } from './flag-checks.ts'
+import { adminOf, checkBackend, originCommands, publicHostsOf, trustProxyOf, type Given } from './flag-checks.ts'
 import { challengeOf } from './challenge-flags.ts'
+import type { AdminMount } from './admin-mount.ts'
 import { attachDashValues, convert, UsageError, type FlagValueRule } from './flag-values.ts'
 
 export { UsageError } from './flag-values.ts'
@@ -86,6 +87,15 @@ export const FLAGS: readonly Flag[] = [
   },
   { name: 'challenge-fail', value: '<mode>', env: ['WR_CHALLENGE_FAIL'], kind: 'string', defaultText: 'infinite-queue', help: 'a client that fails or skips the challenge: infinite-queue (held, counted nowhere) or log (admitted, counted)' },
   { name: 'challenge-when', value: '<when>', env: ['WR_CHALLENGE_WHEN'], kind: 'string', defaultText: 'queueing', help: 'queueing (only users the room would queue answer) or always (before the first admission too)' },
+  {
+    name: 'admin-token',
+    value: '<token>',
+    env: ['WR_ADMIN_TOKEN'],
+    kind: 'string',
+    defaultText: 'none (no admin API)',
+    help: 'serve the admin API and dashboard at --admin-path with this bearer token (16+ characters of A-Z a-z 0-9 - . _ ~ + /)',
+  },
+  { name: 'admin-path', value: '<path>', env: ['WR_ADMIN_PATH'], kind: 'string', defaultText: '/_room', help: 'where --admin-token serves the admin API and dashboard' },
   { name: 'store', value: '<path>', env: ['WR_STORE'], kind: 'string', defaultText: 'in memory', help: 'SQLite file shared by several proxy processes on one host (not with --redis)' },
   {
     name: 'redis',
@@ -109,6 +119,8 @@ export interface ProxyConfig {
   trustProxy?: number | string[]
   /** `--public-host`: the hosts served; undefined serves any. */
   publicHosts?: string[]
+  /** `--admin-token` and `--admin-path`: the admin API and dashboard; undefined serves none. */
+  admin?: AdminMount
   room: WaitingRoomOptions
 }
 
@@ -171,6 +183,7 @@ export function parseFlags(argv: string[], env: Record<string, string | undefine
       redis: given.redis?.value as string | undefined,
       trustProxy: trustProxyOf(given['trust-proxy']),
       publicHosts: publicHostsOf(given['public-host']),
+      admin: adminOf(given['admin-token'], given['admin-path']),
       room: room as WaitingRoomOptions,
     },
   }

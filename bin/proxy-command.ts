@@ -14,6 +14,7 @@ import { listen, type Listening } from './listen.ts'
 import { isMissingPackage, loadNodeServer, missingPackageError } from './lazy-import.ts'
 import { loadRedisCoordinator, redactUrl } from './redis-store.ts'
 import { loadStoreCoordinator } from './store.ts'
+import { withAdmin } from './admin-mount.ts'
 
 export const PROXY_USAGE = `Usage: hono-waiting-room [proxy] --origin <url> [flags]
 
@@ -76,6 +77,8 @@ export async function startProxy(config: ProxyConfig): Promise<Listening> {
     }
     throw error
   }
+  // The admin API answers first at its path: never queued by the room, never forwarded to the origin.
+  if (config.admin) app = withAdmin(app, config.admin, config.publicHosts) as typeof app
   let server: Listening
   try {
     server = await listen(app.fetch, config.port, config.host, { upgrades: true })
@@ -124,7 +127,10 @@ export async function serveUntilSignal(server: Listening): Promise<number> {
 export async function runProxy(config: ProxyConfig): Promise<number> {
   const server = await startProxy(config)
   // One write, so whoever waits for the first line (a test, a supervisor) sees the whole banner.
-  console.log(`hono-waiting-room proxy listening on ${server.url}, origin ${config.origin}\n  ${describeRoom(config)}\n  ${describeForwarding(config)}`)
+  console.log(
+    `hono-waiting-room proxy listening on ${server.url}, origin ${config.origin}\n  ${describeRoom(config)}\n  ${describeForwarding(config)}` +
+      (config.admin ? `\n  admin API and dashboard at ${server.url}${config.admin.path} (bearer token from --admin-token)` : ''),
+  )
   if (!config.publicHosts && !isLoopback(config.host)) {
     console.warn(
       `  warning: listening on ${config.host} for any Host: pin the site's name with --public-host (or WR_PUBLIC_HOSTS), ` +

@@ -38,6 +38,8 @@ import type { Statements } from './schema.ts'
 import { resolveOptions, type SqliteCoordinatorOptions } from './setup.ts'
 import { applyReport, readRoom, roomEpoch, takeCounter } from './rows.ts'
 import { writer } from './writer.ts'
+import { applyHistory, readHistoryRows } from './history.ts'
+import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
 
 export { isBusy, isFileError, type SqliteDatabase, type SqliteStatement, type SqlValue } from './driver.ts'
 export type { SqliteCoordinatorOptions } from './setup.ts'
@@ -53,6 +55,8 @@ const LOCATION_FORGET_MS = 24 * 60 * 60_000
 export interface SqliteCoordinator extends Coordinator {
   readonly preferredSyncIntervalMs: number
   takeSlot(request: SlotRequest): Promise<SlotResult>
+  recordHistory(batch: HistoryBatch): Promise<void>
+  readHistory(query: HistoryQuery): Promise<HistoryRow[]>
   /** Closes the database handle (checkpointing the WAL when it is the file's last connection); later calls fail. */
   close(): void
 }
@@ -129,6 +133,9 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
         return { ...readRoom(s, roomId, oldest, at, at - LOCATION_FORGET_MS), epoch }
       })
     },
+
+    recordHistory: (batch) => transaction('recordHistory', reportWait, (s) => applyHistory(s, batch)),
+    readHistory: (q) => transaction('readHistory', reportWait, (s) => readHistoryRows(s, q.roomId, q.fromMinute, q.toMinute)),
 
     close: () => connections.close(),
   }

@@ -5,9 +5,10 @@
  * merged with `value = value + excluded.value` so any number of processes add into it.
  */
 import type { SqliteDatabase, SqliteStatement } from './driver.ts'
+import { historySchemaSql, historyStatements, historyTablesFor, type HistoryTables } from './history.ts'
 
 /** Table names, all under one prefix so the file can also hold the app's own tables. */
-export interface Tables {
+export interface Tables extends HistoryTables {
   /** (minute, room, scope) → count: one conditional counter per location or Anywhere, per minute. */
   counters: string
   /** (minute, room, scope, token) → seq: who took which slot, so a retried token is answered, not counted. */
@@ -29,6 +30,7 @@ export const tablesFor = (prefix: string): Tables => ({
   locations: `${prefix}locations`,
   reports: `${prefix}reports`,
   rooms: `${prefix}rooms`,
+  ...historyTablesFor(prefix),
 })
 
 /** Creates the tables if missing. Run inside a write transaction, so processes starting together agree. */
@@ -51,7 +53,8 @@ export function schemaSql(t: Tables): string {
       PRIMARY KEY (room, id)) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS ${t.reports}_at ON ${t.reports} (at);
     CREATE TABLE IF NOT EXISTS ${t.rooms} (
-      room TEXT NOT NULL PRIMARY KEY, epoch TEXT NOT NULL, started_at INTEGER NOT NULL) WITHOUT ROWID;`
+      room TEXT NOT NULL PRIMARY KEY, epoch TEXT NOT NULL, started_at INTEGER NOT NULL) WITHOUT ROWID;
+    ${historySchemaSql(t)}`
 }
 
 export type Statements = ReturnType<typeof prepareStatements>
@@ -59,6 +62,7 @@ export type Statements = ReturnType<typeof prepareStatements>
 export function prepareStatements(db: SqliteDatabase, t: Tables) {
   const sql = (text: string): SqliteStatement => db.prepare(text)
   return {
+    ...historyStatements(sql, t),
     /** (minute, room, scope, token) → { seq } | none */
     findToken: sql(`SELECT seq FROM ${t.tokens} WHERE minute = ? AND room = ? AND scope = ? AND token = ?`),
     /** (minute, room, scope, limit) → { seq } when a slot was taken (count was below limit), else none. */

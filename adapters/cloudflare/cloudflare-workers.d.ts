@@ -16,7 +16,7 @@ declare module 'cloudflare:workers' {
       get<T = unknown>(key: string): T | undefined
       put<T>(key: string, value: T): void
       delete(key: string): boolean
-      list<T = unknown>(options?: { prefix?: string }): Iterable<[string, T]>
+      list<T = unknown>(options?: { prefix?: string; start?: string; end?: string }): Iterable<[string, T]>
     }
     setAlarm(scheduledTime: number | Date): Promise<void>
     getAlarm(): Promise<number | null>

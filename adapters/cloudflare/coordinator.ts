@@ -9,7 +9,8 @@
 import type { Coordinator, CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../src/coordination/coordinator.ts'
 import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import { resolveCloudflareOptions, sameOptions, type DurableObjectCoordinatorOptions } from './options.ts'
-import { counterObjectName, DRIVER_NAME, type CounterObjectRpc } from './protocol.ts'
+import { counterObjectName, DRIVER_NAME, globalObjectName, type CounterObjectRpc, type GlobalObjectRpc } from './protocol.ts'
+import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
 import { defaultCache, SnapshotCache } from './snapshot-cache.ts'
 import { StubPool } from './stub-pool.ts'
 
@@ -50,6 +51,8 @@ function buildCoordinator(options: DurableObjectCoordinatorOptions): Coordinator
   const o = resolveCloudflareOptions(options, defaultCache())
   const { route } = o
   const objects = new StubPool<CounterObjectRpc>(o.counters, route.counters)
+  // History goes to the room's global object (history.ts): one writer per worker every few seconds, not per request.
+  const globals = new StubPool<GlobalObjectRpc>(o.global, route.global)
   const shared = o.cache && o.cacheMaxAgeMs > 0 ? new SnapshotCache(o.cache, o.cacheMaxAgeMs) : undefined
 
   return {
@@ -82,6 +85,14 @@ function buildCoordinator(options: DurableObjectCoordinatorOptions): Coordinator
       )
       await shared?.write(report.roomId, report.location, state, report.at)
       return state
+    },
+
+    recordHistory(batch: HistoryBatch): Promise<void> {
+      return globals.call(globalObjectName(batch.roomId), 'recordHistory', (stub) => stub.recordHistory(batch), route)
+    },
+
+    readHistory(query: HistoryQuery): Promise<HistoryRow[]> {
+      return globals.call(globalObjectName(query.roomId), 'readHistory', (stub) => stub.readHistory(query), route)
     },
   }
 }

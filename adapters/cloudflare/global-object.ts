@@ -20,6 +20,8 @@ import type { LocationState, RoomEpoch } from '../../src/coordination/state.ts'
 import type { GrantMark } from './grant-log.ts'
 import type { ExchangeAnswer } from './location-stage.ts'
 import type { GlobalObjectRpc } from './protocol.ts'
+import { ObjectHistory } from './history.ts'
+import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
 
 const LOCATION_KEY = 'location:'
 /** Not under LOCATION_KEY, so the rebuild's list never reads it as a location. */
@@ -30,6 +32,16 @@ const GRANTS_KEY = 'grants:'
 export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> implements GlobalObjectRpc {
   #aggregator: GlobalAggregator | undefined
   #epoch: RoomEpoch | undefined
+  #history: ObjectHistory | undefined
+
+  /** The room's history (history.ts): applied once per batch id, pruned to the batch's retention. */
+  async recordHistory(batch: HistoryBatch): Promise<void> {
+    ;(this.#history ??= new ObjectHistory(this.ctx.storage.kv)).record(batch)
+  }
+
+  async readHistory(query: HistoryQuery): Promise<HistoryRow[]> {
+    return (this.#history ??= new ObjectHistory(this.ctx.storage.kv)).read(query)
+  }
 
   async exchange(location: string, state: LocationState | null, now: number, epoch?: RoomEpoch, grants?: GrantMark): Promise<ExchangeAnswer> {
     const aggregator = this.#loaded()

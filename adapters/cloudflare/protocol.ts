@@ -8,6 +8,7 @@ import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import type { GrantMark } from './grant-log.ts'
 import type { ExchangeAnswer } from './location-stage.ts'
+import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
 
 export const DRIVER_NAME = 'cloudflare'
 
@@ -67,6 +68,9 @@ export interface GlobalObjectRpc {
    * holds, stored with it; the answer carries the mark of the stored copy of `location` (grant-log.ts).
    */
   exchange(location: string, state: LocationState | null, now: number, epoch?: RoomEpoch, grants?: GrantMark): Promise<ExchangeAnswer>
+  /** The room's history (history.ts), kept by its global object. */
+  recordHistory(batch: HistoryBatch): Promise<void>
+  readHistory(query: HistoryQuery): Promise<HistoryRow[]>
 }
 
 /** One counter object per (room, location), seed 001; scope `*` (ANYWHERE) is the room's Anywhere counter. Room ids cannot contain `:`. */

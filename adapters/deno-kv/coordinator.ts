@@ -14,6 +14,7 @@ import { roomKeys } from './keys.ts'
 import { DRIVER_NAME, isKvLike, MAX_MUTATIONS, type KvConsistency, type KvKey, type KvLike } from './kv.ts'
 import { applyReport, type ReportSettings } from './report.ts'
 import { ensureEpoch, readRoomState, type StateSettings } from './room-state.ts'
+import { kvHistory, type KvHistoryLike } from './history.ts'
 
 export interface DenoKvCoordinatorOptions {
   /** First parts of every key the adapter writes, to share a database with other data. Default `['hono-waiting-room']`. */
@@ -73,8 +74,12 @@ export function denoKvCoordinator(kv: KvLike, options: DenoKvCoordinatorOptions 
   const increment = kvCounters(kv, { prefix, maxBatch, maxAttempts })
   const reports: ReportSettings = { fieldsPerCommit, reportIdTtlMs, maxAttempts }
   const state: StateSettings = { maxAttempts, consistency: stateConsistency }
+  // A `Deno.Kv` lists ranges too; a KV-compatible client without `{ start, end }` lists fails its history reads (503).
+  const history = kvHistory(kv as unknown as KvHistoryLike, prefix, maxAttempts)
   return {
     name: DRIVER_NAME,
+    recordHistory: history.recordHistory,
+    readHistory: history.readHistory,
     increment(request: CounterRequest): Promise<CounterResult> {
       return increment(request)
     },

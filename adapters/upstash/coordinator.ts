@@ -11,6 +11,8 @@ import { grantFields, roomKeys, type RoomKeys } from './keys.ts'
 import { readRoomState } from './room-state.ts'
 import { DRIVER_NAME, replyInteger, runScript, type RedisScripting } from './run-script.ts'
 import { incrementScript, syncScript, takeSlotScript } from './scripts.ts'
+import { historyKeys, readHistory, recordHistory } from './history.ts'
+import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
 
 export interface UpstashCoordinatorOptions {
   /** First part of every key, `{prefix}:{room}:…`; apps sharing one database need their own. Default `wr`. */
@@ -23,6 +25,8 @@ export interface UpstashCoordinatorOptions {
 
 export interface UpstashCoordinator extends Coordinator {
   takeSlot(request: SlotRequest): Promise<SlotResult>
+  recordHistory(batch: HistoryBatch): Promise<void>
+  readHistory(query: HistoryQuery): Promise<HistoryRow[]>
 }
 
 /**
@@ -123,6 +127,8 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
   const prefix = options.prefix ?? 'wr'
   const reportIdTtl = String(options.reportIdTtlSeconds ?? 600)
   const keysOf = (roomId: string): RoomKeys => roomKeys(prefix, roomId)
+  // roomKeys first: it refuses a room id that would break the hash tag.
+  const historyKeysOf = (roomId: string) => (keysOf(roomId), historyKeys(`${prefix}:{${roomId}}`))
 
   const coordinator: UpstashCoordinator = {
     name: DRIVER_NAME,
@@ -169,6 +175,9 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       )
       return readRoomState(reply, report.at)
     },
+
+    recordHistory: (batch) => recordHistory(redis, historyKeysOf(batch.roomId), batch),
+    readHistory: (query) => readHistory(redis, historyKeysOf(query.roomId), query),
   }
   if (options.preferredSyncIntervalMs !== undefined) {
     return { ...coordinator, preferredSyncIntervalMs: options.preferredSyncIntervalMs }

@@ -4,7 +4,7 @@
  * runtime settings and scheduled events (persisted in the room's storage, seen by every worker within one
  * refresh), Prometheus metrics, and queue page previews. Every route needs the bearer token.
  */
-import { Hono, type Context, type MiddlewareHandler } from 'hono'
+import { Hono, type Context } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
 import { HTTPException } from 'hono/http-exception'
 import { zValidator } from '@hono/zod-validator'
@@ -15,54 +15,25 @@ import { previewChallenge } from '../challenge/preview.ts'
 import { roomStatus, statusName } from './status.ts'
 import { invalid, validationHook } from './validation.ts'
 import { WaitingRoomError } from '../errors.ts'
-import { eventIssues, eventSchema } from '../admission/events.ts'
 import { messagesFor } from '../page/messages.ts'
 import type { RoomHandle } from '../room/decision.ts'
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from './prometheus.ts'
 import { renderQueuePage } from '../page/queue-page.ts'
 import { settingsPatchSchema } from '../admission/settings.ts'
-import { eventPreviewRoutes } from './event-preview.ts'
+import { eventRoutes } from './event-routes.ts'
+import { fail, fromStorage, requireJson } from './http.ts'
 import { ruleRoutes } from './rules.ts'
+import { finishAdmin, publicRoutes } from './dashboard/routes.ts'
 
 export type { WaitingRoomAdminOptions } from './options.ts'
 export type { RoomStatus, RoomStatusName } from './status.ts'
 
-const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i
-
-/** An event as POST /events takes it: the checks that need both times are done here too, so they name their field. */
-const newEventSchema = eventSchema.superRefine((event, ctx) => {
-  for (const issue of eventIssues(event)) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message })
-})
 
 /**
- * Without a JSON Content-Type the validator would see `{}` — a PATCH that silently changes nothing.
- * Refuse it instead.
- */
-const requireJson: MiddlewareHandler = async (c, next) => {
-  const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim()
-  if (!JSON_MEDIA_TYPE.test(mediaType)) {
-    return c.json({ error: 'invalid', issues: [{ path: '', message: 'expected a JSON body with Content-Type: application/json' }] }, 415)
-  }
-  await next()
-}
-
-const fail = (status: 404 | 409 | 503, error: string, message: string) =>
-  new HTTPException(status, { res: Response.json({ error, message }, { status }) })
-
-/** Storage failures become 503 (the admin can retry); validation errors from the settings source pass through. */
-async function fromStorage<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work
-  } catch (error) {
-    if (error instanceof WaitingRoomError) throw error
-    throw fail(503, 'storage_unavailable', `the settings storage failed: ${(error as Error)?.message ?? error}`)
-  }
-}
-
-/**
- * The admin API of a room, as a Hono app to mount where you like. Mount it before `waitingRoom()` (or
- * bypass its path) so admin requests are not queued. Routes: `GET /status`, `GET|PATCH /settings`,
- * `GET|POST /events`, `DELETE /events/:id`, `GET /metrics` (Prometheus), `GET|POST /preview`.
+ * The admin API of a room, as a Hono app to mount where you like, before or after `waitingRoom()`: the
+ * room lets its requests through (../room/admin-routes.ts). Routes: `GET /status`, `GET|PATCH /settings`,
+ * `GET|POST /events`, `DELETE /events/:id`, `GET /events/:id/report`, `GET /analytics`, `GET /metrics`
+ * (Prometheus), `GET|POST /preview`, `GET /openapi.json`, and the dashboard page at `GET /`.
  *
  * @example
  * ```ts
@@ -113,6 +84,7 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
     await next()
     c.header('Cache-Control', 'no-store') // live state and secrets-adjacent data: never cached by a proxy
   })
+  publicRoutes(admin, room) // cross-site writes refused; GET /, the dashboard, signs in with the token itself
   admin.use(
     '*',
     bearerAuth({
@@ -145,8 +117,7 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
     return c.json(settingsBody(now))
   })
 
-  eventRoutes(admin, room)
-  eventPreviewRoutes(admin, room) // GET /events/:id/preview (./event-preview.ts)
+  eventRoutes(admin, room) // events, their previews and reports, analytics (./event-routes.ts)
   ruleRoutes(admin, room) // GET|POST /rules, DELETE /rules/:id (./rules.ts)
 
   admin.get('/metrics', async (c) => {
@@ -159,42 +130,10 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
   admin.post('/preview', requireJson, zValidator('json', previewSchema, validationHook), (c) => previewResponse(room, c, c.req.valid('json')))
 
   admin.onError(adminError)
-
+  finishAdmin(admin, room, o.tokens) // GET /openapi.json; the room lets these routes through, mounted before or after it
   return admin
 }
 
-/** `GET|POST /events`, `DELETE /events/:id`: the room's scheduled events, in its storage. */
-function eventRoutes(admin: Hono, room: RoomHandle): void {
-  const clock = room.options.clock
-  admin.get('/events', async (c) => {
-    await fromStorage(room.settings.load(clock()))
-    return c.json({ events: room.settings.events() })
-  })
-
-  admin.post('/events', requireJson, zValidator('json', newEventSchema, validationHook), async (c) => {
-    const now = clock()
-    const input = c.req.valid('json')
-    await fromStorage(room.settings.load(now))
-    const existing = room.settings.events()
-    if (input.id !== undefined && existing.some((event) => event.id === input.id)) {
-      throw fail(409, 'conflict', `an event with the id "${input.id}" already exists: delete it first`)
-    }
-    const events = await fromStorage(room.settings.setEvents([...existing, input], now))
-    const before = new Set(existing.map((event) => event.id))
-    return c.json({ event: events.find((event) => !before.has(event.id)) }, 201)
-  })
-
-  admin.delete('/events/:id', async (c) => {
-    const now = clock()
-    const id = c.req.param('id')
-    await fromStorage(room.settings.load(now))
-    const existing = room.settings.events()
-    const event = existing.find((e) => e.id === id)
-    if (!event) throw fail(404, 'not_found', `no event with the id "${id}"`)
-    await fromStorage(room.settings.setEvents(existing.filter((e) => e !== event), now))
-    return c.json({ deleted: event })
-  })
-}
 
 /** The queue page (or its JSON) as the room would show it, with a template or event under trial. */
 async function previewResponse(room: RoomHandle, c: Context, input: PreviewInput): Promise<Response> {

@@ -16,11 +16,12 @@ const MAX_MINUTES = 1_000_000
 
 /** A boolean from JSON, or `true`/`false`/`1`/`0` from a query string (zod's coerce would read "false" as true). */
 const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1')])
-/** Whole minutes/seconds from JSON or from a query string. */
+/** Whole minutes/seconds from JSON or from a query string (the number's bounds on the number itself, so the OpenAPI document shows them). */
 const count = (max: number) =>
-  z
-    .union([z.number(), z.string().regex(/^\d+$/, 'a whole number').transform(Number)])
-    .pipe(z.number().int('a whole number').min(0).max(max))
+  z.union([
+    z.number().int('a whole number').min(0).max(max),
+    z.string().regex(/^\d+$/, 'a whole number').transform(Number).pipe(z.number().max(max)),
+  ])
 
 export const previewSchema = z.strictObject({
   /** Language of the built-in page's texts (a BCP 47 tag); default the request's Accept-Language, else the room's default. */

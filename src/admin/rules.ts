@@ -11,34 +11,11 @@
  * ```
  */
 import { zValidator } from '@hono/zod-validator'
-import type { Hono, MiddlewareHandler } from 'hono'
-import { HTTPException } from 'hono/http-exception'
-import { WaitingRoomError } from '../errors.ts'
+import type { Hono } from 'hono'
 import type { RoomHandle } from '../room/decision.ts'
 import { ruleSchema } from '../rules/language.ts'
+import { fail, fromStorage, requireJson } from './http.ts'
 import { validationHook } from './validation.ts'
-
-const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i
-
-/** A body without a JSON Content-Type is refused (the validator would see `{}`). */
-const requireJson: MiddlewareHandler = async (c, next) => {
-  const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim()
-  if (!JSON_MEDIA_TYPE.test(mediaType)) {
-    return c.json({ error: 'invalid', issues: [{ path: '', message: 'expected a JSON body with Content-Type: application/json' }] }, 415)
-  }
-  await next()
-}
-
-const fail = (status: 404 | 503, error: string, message: string) => new HTTPException(status, { res: Response.json({ error, message }, { status }) })
-
-async function fromStorage<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work
-  } catch (error) {
-    if (error instanceof WaitingRoomError) throw error // a conflict: the admin API's error handler answers 409
-    throw fail(503, 'storage_unavailable', `the settings storage failed: ${(error as Error)?.message ?? error}`)
-  }
-}
 
 export function ruleRoutes(admin: Hono, room: RoomHandle): void {
   const clock = room.options.clock

@@ -5,6 +5,7 @@
  * and `sync`; it may add `takeSlot` to fuse the location and Anywhere counters into one round trip.
  */
 import { activeField, admittedField, anywhereAdmittedField, type RoomState, type WorkerReport } from './state.ts'
+import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
 
 /** The counter scope shared by every location: seed 000's "Anywhere" pool. */
 export const ANYWHERE = '*'
@@ -96,6 +97,13 @@ export interface Coordinator {
   sync(report: WorkerReport): Promise<RoomState>
   /** Optional fused location-then-Anywhere decision in one round trip. */
   takeSlot?(request: SlotRequest): Promise<SlotResult>
+  /**
+   * Optional history (`src/history/model.ts`): adds a batch's counters, max-merges its gauges, once per batch
+   * id, and prunes minutes older than its retention. Without it the admin API's analytics answer 501.
+   */
+  recordHistory?(batch: HistoryBatch): Promise<void>
+  /** The history rows of minutes in [fromMinute, toMinute). */
+  readHistory?(query: HistoryQuery): Promise<HistoryRow[]>
 }
 
 /** Counters are kept this many minutes past their minute, for late retries. */

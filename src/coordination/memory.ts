@@ -24,6 +24,8 @@ import {
   type SlotRequest,
   type SlotResult,
 } from './coordinator.ts'
+import { MemoryHistoryStore } from '../history/memory-store.ts'
+import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
 import { newEpoch, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 
 export const DRIVER_NAME = 'memory'
@@ -70,6 +72,10 @@ export interface MemoryCoordinator extends Coordinator {
   restartGlobal(): void
   /** Counters currently held (for tests and memory benchmarks). */
   readonly counterCount: number
+  recordHistory(batch: HistoryBatch): Promise<void>
+  readHistory(query: HistoryQuery): Promise<HistoryRow[]>
+  /** The history kept (its `size` bounds memory: minutes × locations). */
+  readonly history: MemoryHistoryStore
 }
 
 /** The room's aggregation stages and epoch, created with the room. */
@@ -91,6 +97,14 @@ function locationNode(entry: Room, location: string, now: number): LocationNode 
     node.aggregator.restoreFrom(entry.global.view(now), now)
   }
   return node
+}
+
+type HistoryParts = 'history' | 'recordHistory' | 'readHistory'
+
+/** The coordinator with its history (kept in this process, like the rest). */
+function withHistory<T extends object>(coordinator: T): T & Pick<MemoryCoordinator, HistoryParts> {
+  const history = new MemoryHistoryStore()
+  return Object.assign(coordinator, { history, recordHistory: (batch: HistoryBatch) => history.recordHistory(batch), readHistory: (query: HistoryQuery) => history.readHistory(query) })
 }
 
 const counterKey = (roomId: string, scope: string, minute: number): string => `${roomId}\n${scope}\n${minute}`
@@ -134,7 +148,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     return { taken: true, seq }
   }
 
-  return {
+  return withHistory<Omit<MemoryCoordinator, HistoryParts>>({
     name: DRIVER_NAME,
     preferredSyncIntervalMs: 0,
     get counterCount() {
@@ -178,5 +192,5 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     restartGlobal() {
       for (const entry of rooms.values()) entry.global = new GlobalAggregator()
     },
-  }
+  })
 }

@@ -13,6 +13,7 @@ import type { EffectiveSettings, SettingsSource } from '../admission/settings.ts
 import type { Snapshot } from '../admission/snapshot.ts'
 import type { WorkerLink } from '../coordination/worker-link.ts'
 import type { RuleSource } from '../rules/store.ts'
+import type { HistoryRecorder } from '../history/recorder.ts'
 
 /** The decision, available to the origin as `c.get('waitingRoom')`. */
 export type { DecisionReason } from './reasons.ts'
@@ -42,6 +43,8 @@ export interface RoomHandle {
   readonly link: WorkerLink
   coordinatorOf(c: Context): Coordinator
   locationOf(c: Context): string
+  /** This worker's history recorder (the admin API writes its pending minutes before reading analytics). */
+  readonly history?: HistoryRecorder
   /** Reports this worker's pending counts now (call before shutting a server down). */
   flush(): Promise<void>
   /** The snapshot and plan now, syncing first when this worker has none. */

@@ -3,7 +3,8 @@
  * `waitingRoom()`: the Hono middleware. It builds a {@link Room} once from the options, then runs each request
  * through the pipeline (DESIGN "The request pipeline"), one stage a file in `pipeline/`:
  *
- *   coverage → settings → session (admitted: no coordinator call) → decide (slot or queue) → respond
+ *   step aside (another room, coverage, the admin API, bypass rules) → settings → session (admitted: no
+ *   coordinator call) → challenge (src/challenge/) → decide (slot or queue) → respond
  */
 import type { Env, MiddlewareHandler } from 'hono'
 import { minuteOf } from '../clock.ts'
@@ -15,7 +16,8 @@ import { applyOriginCommand } from './pipeline/origin-command.ts'
 import { queueResponse } from './pipeline/respond.ts'
 import { continueSession, readTicket } from './pipeline/session.ts'
 import { Room } from './room.ts'
-import { deciderOf, registerHandler } from './registry.ts'
+import { registerHandler } from './registry.ts'
+import { stepAside } from './pipeline/step-aside.ts'
 
 export type {
   DecisionReason,
@@ -43,22 +45,15 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
   // The user's functions take the app's Context<E>; inside, every Context is the plain one.
   const room = new Room(resolveOptions(options) as unknown as ResolvedOptions)
   const { metrics } = room
+  const handle = room.handle()
 
   const middleware: MiddlewareHandler<E & WaitingRoomEnv> = async function waitingRoom(c, next) {
-    // Several rooms on this request: only the most specific decides; the others pass it on untouched.
-    const decider = deciderOf(c, room)
-    if (decider !== undefined && decider !== room) return next()
-    // Coverage: requests the room does not cover pass, uncounted (no await unless a rule is asynchronous).
-    const covered = room.covers ? room.covers(c) : true
-    if (covered !== true && !(await covered)) {
-      metrics.decisions.bypass++
-      c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
-      return next()
-    }
+    // Another room decides, the room does not cover it, its admin API answers it, or a bypass rule matches.
     const now = room.o.clock()
-    // Runtime bypass rules (admin API): nothing to evaluate, and no await, unless rules exist.
-    const ruled = room.rules.matchOf(c, now)
-    if (ruled !== undefined && (typeof ruled === 'string' || (await ruled) !== undefined)) {
+    const stepping = stepAside(room, handle, c, now)
+    const aside = stepping instanceof Promise ? await stepping : stepping
+    if (aside === 'other-room') return next()
+    if (aside === 'bypass') {
       metrics.decisions.bypass++
       c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
       return next()
@@ -116,5 +111,5 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
   }
 
   registerHandler(middleware, room)
-  return Object.assign(middleware, { room: room.handle() })
+  return Object.assign(middleware, { room: handle })
 }

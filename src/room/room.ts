@@ -14,6 +14,8 @@ import { waitingWindowMinutes, type Snapshot } from '../admission/snapshot.ts'
 import type { Coordinator } from '../coordination/coordinator.ts'
 import { memoryCoordinator } from '../coordination/memory.ts'
 import { WorkerLink } from '../coordination/worker-link.ts'
+import { HistoryRecorder } from '../history/recorder.ts'
+import { DEFAULT_HISTORY_RETENTION_MINUTES } from '../history/model.ts'
 import { isHttps, serializeCookie, type CookieAttributes } from '../ticket/cookie.ts'
 import { ticketSealerOf } from '../ticket/secret.ts'
 import type { Ticket } from '../ticket/ticket.ts'
@@ -34,6 +36,8 @@ const CLOCK_SKEW_MS = 30_000
 const MAX_SNAPSHOT_AGE_MS = 5000
 /** Report interval when neither the option nor the coordinator states one (remote backends). */
 const DEFAULT_SYNC_INTERVAL_MS = 1000
+/** Shortest time between two history writes of a worker (charts refresh every few seconds). */
+const HISTORY_FLUSH_INTERVAL_MS = 10_000
 
 export class Room implements RegisteredRoom {
   readonly o: ResolvedOptions
@@ -48,6 +52,7 @@ export class Room implements RegisteredRoom {
   readonly rules: RuleSource
   readonly link: WorkerLink
   readonly metrics = new RoomMetrics()
+  readonly history: HistoryRecorder
   /** Undefined when the room covers every request. */
   readonly covers: ((c: Context) => boolean | Promise<boolean>) | undefined
   readonly revokeEnabled: boolean
@@ -86,6 +91,8 @@ export class Room implements RegisteredRoom {
     this.covers = routes ? (c) => this.scoreOf(c) !== undefined && (rest ? rest(c) : true) : rest
     this.sharesApp = routes !== undefined || o.compatibility === 'cloudflare'
     claimCookie(this)
+    const retentionMinutes = DEFAULT_HISTORY_RETENTION_MINUTES
+    this.history = new HistoryRecorder({ roomId: o.roomId, retentionMinutes, flushIntervalMs: HISTORY_FLUSH_INTERVAL_MS })
     this.revokeEnabled = o.enabledOriginCommands.includes('revoke')
     this.#cookie = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain, partitioned: o.cookiePartitioned }
     this.sealerOf = ticketSealerOf(o.roomId, o.secret)
@@ -145,6 +152,12 @@ export class Room implements RegisteredRoom {
   /** Starts a background report if one is due (never waits for it). */
   report(c: Context, location: string, now: number, coordinator = this.coordinatorOf(c)): void {
     this.link.maybeSync(coordinator, location, now, deferTo(c))
+    const snapshot = this.link.snapshot(now)
+    if (snapshot && this.settings.loaded) {
+      const { totalActiveUsers: limit, newUsersPerMinute } = this.settings.at(now)
+      this.history.gauges(now, location, { activeUsers: snapshot.activeUsers, waitingUsers: snapshot.waitingUsers, limit, newUsersPerMinute }, snapshot)
+    }
+    this.history.maybeFlush(coordinator, now, deferTo(c))
   }
 
   /** What the admin API and servers hold on to. */
@@ -157,6 +170,7 @@ export class Room implements RegisteredRoom {
       rules: this.rules,
       metrics: this.metrics,
       link: this.link,
+      history: this.history,
       coordinatorOf: (c) => this.coordinatorOf(c),
       locationOf: this.locationOf,
       flush: () => this.link.flush(),

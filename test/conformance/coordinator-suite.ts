@@ -6,6 +6,7 @@
  */
 import { ANYWHERE, takeSlot, type Coordinator } from '../../src/coordination/coordinator.ts'
 import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
+import { historyConformance } from './history-suite.ts'
 
 type Fn = () => void | Promise<void>
 
@@ -84,6 +85,8 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
     afterAll(async () => {
       await harness.close?.()
     })
+
+    historyConformance(t, () => coordinator)
 
     it('gives unique sequence numbers and exactly `limit` slots under high concurrency', async () => {
       const roomId = room('seq')

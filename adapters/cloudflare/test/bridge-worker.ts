@@ -17,7 +17,7 @@ interface Env {
   WR_GLOBAL: DurableObjectNamespaceLike
 }
 
-const METHODS = new Set(['increment', 'sync', 'takeSlot'])
+const METHODS = new Set(['increment', 'sync', 'takeSlot', 'recordHistory', 'readHistory'])
 
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
@@ -36,7 +36,7 @@ export default {
     })
     try {
       const call = coordinator[method as 'increment'] as (argument: unknown) => Promise<unknown>
-      return Response.json(await call.call(coordinator as Coordinator, await request.json()))
+      return Response.json((await call.call(coordinator as Coordinator, await request.json())) ?? null)
     } catch (error) {
       return Response.json({ error: (error as Error).message, code: (error as { code?: string }).code }, { status: 500 })
     }

@@ -6,6 +6,7 @@
 import type { Miniflare } from 'miniflare'
 import type { Coordinator, CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../../src/coordination/coordinator.ts'
 import type { RoomState, WorkerReport } from '../../../src/coordination/state.ts'
+import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../../src/history/model.ts'
 import type { CallCounts } from './counting-objects.ts'
 
 export interface RemoteCoordinator extends Coordinator {
@@ -29,6 +30,10 @@ export function remoteCoordinator(mf: Miniflare | (() => Miniflare), query = '')
     increment: (request: CounterRequest) => call<CounterResult>('increment', request),
     sync: (report: WorkerReport) => call<RoomState>('sync', report),
     takeSlot: (request: SlotRequest) => call<SlotResult>('takeSlot', request),
+    recordHistory: async (batch: HistoryBatch) => {
+      await call<null>('recordHistory', batch)
+    },
+    readHistory: (query: HistoryQuery) => call<HistoryRow[]>('readHistory', query),
   }
 }
 

@@ -60,6 +60,7 @@ export async function decide(room: Room, c: Context, s: EffectiveSettings, ticke
 
   const minute = minuteOf(now)
   const asked = await askForSlot(room, s, coordinator, location, ticket, ticketId, now)
+  if (!queued) room.history.arrived(now, location)
   const { result, reason, snapshot, bucketId } = asked
   if (result.admitted) {
     recordAdmission(room, location, ticket, bucketId, minute, ticketId, result)
@@ -162,6 +163,8 @@ function counterWentBack(snapshot: Snapshot, location: string, result: SlotResul
 function recordAdmission(room: Room, location: string, ticket: Ticket | undefined, bucketId: number, minute: number, ticketId: string, result: SlotResult): void {
   const { link } = room
   if (!link.firstCheckIn(`admitted:${ticketId}`, minute)) return
+  // Time in queue since the start of the ticket's first minute (its bucket); a new user waited 0 s.
+  if (!result.repeat) room.history.admitted(room.o.clock(), location, ticket ? bucketId : undefined)
   if (result.via === undefined) {
     // Not a counter's grant (passthrough, fail-open): active, but not a slot taken from any counter, so that
     // the slots seen taken never exceed what the counters gave (which is how a lost counter is noticed).

@@ -57,6 +57,7 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
       if (!countedBefore) link.record(location, activeField(lastMinute), -1)
       link.record(location, activeField(minute), 1)
       link.record(location, trafficField(minute), 1)
+      room.history.sessionRenewed(now, location, ticket.acceptedAt, ticket.lastCheckInTime)
       room.report(c, location, now)
     }
     await room.setTicket(c, { ...ticket, lastCheckInTime: now }, now, s)

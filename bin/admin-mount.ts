@@ -1,0 +1,45 @@
+/// <reference types="node" />
+/**
+ * @module
+ * `--admin-token`: the admin API and its dashboard in front of the proxy, at `--admin-path` (default `/_room`).
+ * They are answered before the proxy's room and forwarding (so never queued, never sent to the origin),
+ * only for the hosts the proxy serves (`--public-host`), and every route but the dashboard page needs the token.
+ */
+import { Hono, type Context } from 'hono'
+import { waitingRoomAdmin } from '../src/admin/admin.ts'
+import { parsePublicHosts } from '../src/proxy/hosts.ts'
+import type { RoomHandle } from '../src/room/decision.ts'
+
+export interface AdminMount {
+  token: string
+  /** Where the admin API is served, e.g. `/_room`. */
+  path: string
+}
+
+export const DEFAULT_ADMIN_PATH = '/_room'
+
+type FetchApp = { fetch: (request: Request, env?: unknown, executionCtx?: never) => Response | Promise<Response>; readonly room: RoomHandle }
+
+function executionCtxOf(c: Context): never | undefined {
+  try {
+    return c.executionCtx as never
+  } catch {
+    return undefined // node:http has none
+  }
+}
+
+/** The proxy app with the admin API answered first at `admin.path`. */
+export function withAdmin(app: FetchApp, admin: AdminMount, publicHosts: readonly string[] | undefined): FetchApp {
+  const outer = new Hono()
+  const pinned = parsePublicHosts(publicHosts)
+  if (pinned) {
+    outer.use(`${admin.path}/*`, async (c, next) => {
+      const host = c.req.header('host')
+      if (!host || !pinned(host)) return c.text(`421 Misdirected Request: this proxy does not serve ${host ?? 'a request without Host'}\n`, 421)
+      await next()
+    })
+  }
+  outer.route(admin.path, waitingRoomAdmin(app, { token: admin.token }))
+  outer.all('*', (c) => app.fetch(c.req.raw, c.env, executionCtxOf(c)))
+  return Object.assign(outer, { room: app.room }) as unknown as FetchApp
+}

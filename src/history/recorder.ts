@@ -1,0 +1,149 @@
+/**
+ * @module
+ * The worker's side of history: it folds what this worker saw into per-(minute, location) fields — counters
+ * as deltas, gauges as the highest value seen — and writes them to the coordinator in the background, a batch
+ * every `flushIntervalMs` at most. No request waits on it; a failed batch is retried with the same id (applied
+ * once by the backend), and what is pending stays bounded (oldest minutes dropped first) if the backend is down.
+ */
+import { binOf, SESSION_BINS_SECONDS, WAIT_BINS_SECONDS } from './bins.ts'
+import { F, HISTORY_DEDUPE_MINUTES, mergeFields, type HistoryBatch, type HistoryRow, type HistoryStore } from './model.ts'
+import { randomId } from '../ticket/random.ts'
+
+export interface RecorderOptions {
+  roomId: string
+  retentionMinutes: number
+  /** Shortest time between two writes. */
+  flushIntervalMs: number
+}
+
+/** Rows held while the backend is unreachable, at most (then the oldest minutes go first). */
+const MAX_PENDING_ROWS = 2000
+const MINUTE_MS = 60_000
+
+/** What a worker's snapshot shows of the room as a whole, plus the limits in force. */
+export interface RoomGauges {
+  activeUsers: number
+  waitingUsers: number
+  limit: number
+  newUsersPerMinute: number
+}
+
+type MaybeHistory = Partial<HistoryStore>
+
+export class HistoryRecorder {
+  readonly options: RecorderOptions
+  #pending = new Map<string, HistoryRow>()
+  /** A batch sent but not acknowledged: resent as it is (same id). */
+  #unsent: HistoryBatch | undefined
+  #flushing: Promise<void> | undefined
+  #lastFlushAt = Number.NEGATIVE_INFINITY
+  #lastGauges: { minute: number; source: unknown } | undefined
+
+  constructor(options: RecorderOptions) {
+    this.options = options
+  }
+
+  #row(minute: number, location: string): Record<string, number> {
+    const key = `${minute}\n${location}`
+    let row = this.#pending.get(key)
+    if (!row) {
+      if (this.#pending.size >= MAX_PENDING_ROWS) this.#pending.delete(this.#pending.keys().next().value!)
+      this.#pending.set(key, (row = { minute, location, fields: {} }))
+    }
+    return row.fields
+  }
+
+  /** Adds `delta` to a counter (admissions, arrivals, bins, extra counters). */
+  add(minute: number, location: string, field: string, delta = 1): void {
+    mergeFields(this.#row(minute, location), { [field]: delta })
+  }
+
+  /** An open counter another part of the room keeps (e.g. `challenge.passed`), summed like the others. */
+  count(now: number, location: string, name: string, delta = 1): void {
+    this.add(Math.floor(now / MINUTE_MS), location, F.extra(name), delta)
+  }
+
+  /** A user given a session now, after waiting since the start of minute `bucketId` (now, for a new user). */
+  admitted(now: number, location: string, bucketId: number | undefined): void {
+    const minute = Math.floor(now / MINUTE_MS)
+    const waited = bucketId === undefined ? 0 : Math.max(0, Math.floor((now - bucketId * MINUTE_MS) / 1000))
+    mergeFields(this.#row(minute, location), {
+      [F.admissions]: 1,
+      [F.waitBin(binOf(WAIT_BINS_SECONDS, waited))]: 1,
+      [F.waitMaxSeconds]: waited,
+      // The session starts: one sample at 0 s, moved along by each renewal (sessionRenewed).
+      [F.sessionBin(0)]: 1,
+    })
+  }
+
+  /** A new user (no ticket yet) answered now. */
+  arrived(now: number, location: string): void {
+    this.add(Math.floor(now / MINUTE_MS), location, F.arrivals)
+  }
+
+  /**
+   * A session renewed now: its one sample moves from the bin of its previous check-in (in that minute) to the
+   * bin of its length now (in this minute). So each session is counted once, at its last check-in — what its
+   * length was when it expired — and the move is two additive deltas, like the active count's.
+   */
+  sessionRenewed(now: number, location: string, acceptedAt: number, lastCheckInTime: number): void {
+    if (!(acceptedAt > 0)) return
+    const before = Math.max(0, (lastCheckInTime - acceptedAt) / 1000)
+    const after = Math.max(0, (now - acceptedAt) / 1000)
+    this.add(Math.floor(lastCheckInTime / MINUTE_MS), location, F.sessionBin(binOf(SESSION_BINS_SECONDS, before)), -1)
+    this.add(Math.floor(now / MINUTE_MS), location, F.sessionBin(binOf(SESSION_BINS_SECONDS, after)), 1)
+  }
+
+  /** The room-wide gauges a snapshot shows; `source` (the snapshot) skips re-reading one already recorded. */
+  gauges(now: number, location: string, gauges: RoomGauges, source?: unknown): void {
+    const minute = Math.floor(now / MINUTE_MS)
+    if (source !== undefined && this.#lastGauges?.source === source && this.#lastGauges.minute === minute) return
+    this.#lastGauges = { minute, source }
+    mergeFields(this.#row(minute, location), {
+      [F.activeUsers]: gauges.activeUsers,
+      [F.waitingUsers]: gauges.waitingUsers,
+      [F.limit]: gauges.limit,
+      [F.newUsersPerMinute]: gauges.newUsersPerMinute,
+    })
+  }
+
+  /** Rows not yet written (tests, and the bound on memory). */
+  get pendingRows(): number {
+    return this.#pending.size
+  }
+
+  /** Starts a background write if one is due; never waits for it. */
+  maybeFlush(coordinator: MaybeHistory, now: number, waitUntil?: (p: Promise<unknown>) => void): void {
+    if (this.#flushing || now - this.#lastFlushAt < this.options.flushIntervalMs) return
+    if (this.#pending.size === 0 && !this.#unsent) return
+    const flushing = this.flush(coordinator, now).catch(() => {})
+    waitUntil?.(flushing)
+  }
+
+  /** Writes everything pending now (the admin API does, so a chart shows this worker's last seconds too). */
+  flush(coordinator: MaybeHistory, now: number): Promise<void> {
+    if (this.#flushing) return this.#flushing.then(() => this.flush(coordinator, now))
+    this.#lastFlushAt = now
+    if (!coordinator.recordHistory) {
+      // A backend without history: nothing to keep.
+      this.#pending.clear()
+      return Promise.resolve()
+    }
+    const record = coordinator.recordHistory.bind(coordinator)
+    this.#flushing = (async () => {
+      // Past the backend's memory of ids, a resend could count twice: dropped instead (lost, never doubled).
+      if (this.#unsent && now - this.#unsent.at < HISTORY_DEDUPE_MINUTES * MINUTE_MS) await record(this.#unsent)
+      this.#unsent = undefined
+      if (this.#pending.size === 0) return
+      const rows = [...this.#pending.values()].filter((row) => Object.keys(row.fields).length > 0)
+      this.#pending.clear()
+      if (rows.length === 0) return
+      this.#unsent = { id: randomId(), roomId: this.options.roomId, at: now, retentionMinutes: this.options.retentionMinutes, rows }
+      await record(this.#unsent)
+      this.#unsent = undefined
+    })().finally(() => {
+      this.#flushing = undefined
+    })
+    return this.#flushing
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * @module
+ * Before the pipeline: the requests this room steps aside for, counting nothing. Another room on the request
+ * decides it (the most specific route, ../registry.ts); the room does not cover it; the room's own admin API
+ * answers it (../admin-routes.ts); or a runtime bypass rule matches (src/rules/). Synchronous unless a
+ * coverage rule or the rules' first load is asynchronous, so the common path adds no await.
+ */
+import type { Context } from 'hono'
+import type { RoomHandle } from '../decision.ts'
+import { adminsOf, answeredByAdmin } from '../admin-routes.ts'
+import { deciderOf } from '../registry.ts'
+import type { Room } from '../room.ts'
+
+/** `other-room`: another room decides, pass untouched; `bypass`: pass, recorded as bypassed; undefined: decide. */
+export type Aside = 'other-room' | 'bypass' | undefined
+
+export function stepAside(room: Room, handle: RoomHandle, c: Context, now: number): Aside | Promise<Aside> {
+  const decider = deciderOf(c, room)
+  if (decider !== undefined && decider !== room) return 'other-room'
+  const covered = room.covers ? room.covers(c) : true
+  if (covered === true) return afterCoverage(room, handle, c, now)
+  if (covered === false) return 'bypass'
+  return covered.then((yes) => (yes ? afterCoverage(room, handle, c, now) : 'bypass'))
+}
+
+function afterCoverage(room: Room, handle: RoomHandle, c: Context, now: number): Aside | Promise<Aside> {
+  // The admin API built on this room is never queued by it, mounted before or after.
+  const admins = adminsOf(handle)
+  if (admins && answeredByAdmin(c, admins)) return 'bypass'
+  // Runtime bypass rules: nothing to evaluate, and no await, unless rules exist.
+  const ruled = room.rules.matchOf(c, now)
+  if (ruled === undefined) return undefined
+  if (typeof ruled === 'string') return 'bypass'
+  return ruled.then((rule) => (rule === undefined ? undefined : 'bypass'))
+}
