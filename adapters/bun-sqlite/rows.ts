@@ -6,6 +6,7 @@
  */
 import { admissionDeltas, effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
 import { fieldMinute, newEpoch } from '../../src/coordination/state.ts'
+import { minuteOf } from '../../src/clock.ts'
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import type { Statements } from './schema.ts'
 
@@ -38,15 +39,16 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
 }
 
 /**
- * Merges a report into its location: its deltas, then each `once` key that is absent (set to 1, with its
- * deltas). Returns false for a report id already applied (a retry), which changes nothing.
+ * Merges a report into its location: its deltas, then the deltas of each `once` key no report of the room
+ * claimed before (the room-wide registry, claimed in this transaction). Returns false for a report id already
+ * applied (a retry), which changes nothing.
  */
 export function applyReport(s: Statements, report: WorkerReport): boolean {
   const { roomId, location, at } = report
   if (s.claimReport.get(roomId, report.id, at) == null) return false
   addDeltas(s, roomId, location, report.deltas)
   for (const key in report.once ?? {}) {
-    if (s.claimOnce.get(roomId, location, key, fieldMinuteOrThrow(key)) != null) addDeltas(s, roomId, location, report.once![key]!)
+    if (s.claimOnce.get(roomId, key, minuteOf(at)) != null) addDeltas(s, roomId, location, report.once![key]!)
   }
   s.touchLocation.run(roomId, location, at)
   return true

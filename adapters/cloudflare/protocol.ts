@@ -67,6 +67,12 @@ export interface GlobalObjectRpc {
    * holds, stored with it; the answer carries the mark of the stored copy of `location` (grant-log.ts).
    */
   exchange(location: string, state: LocationState | null, now: number, epoch?: RoomEpoch, grants?: GrantMark): Promise<ExchangeAnswer>
+  /**
+   * The room-wide `once` registry: claims `keys` for report `reportId` and answers those this report holds —
+   * claimed now, or by this same report before (a retry). Stored before the answer leaves; a claim is kept
+   * `retentionMinutes` after the minute of `now`.
+   */
+  claim(keys: string[], reportId: string, now: number, retentionMinutes: number): Promise<string[]>
 }
 
 /** One counter object per (room, location), seed 001; scope `*` (ANYWHERE) is the room's Anywhere counter. Room ids cannot contain `:`. */

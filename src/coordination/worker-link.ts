@@ -12,7 +12,7 @@ import type { Coordinator } from './coordinator.ts'
 import { buildSnapshot, type Snapshot } from '../admission/snapshot.ts'
 import { SeenSet } from './seen-set.ts'
 import { withTimeout } from './timeout.ts'
-import { addCounts, applyOnce, lostStateField, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
+import { addCounts, applyOnce, lostStateField, revocationKeyOfField, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 import { randomId } from '../ticket/ticket.ts'
 
 export interface LinkOptions {
@@ -260,10 +260,14 @@ export class WorkerLink {
     let state = this.#state
     if (this.#hasPending() || this.#unacknowledged.length > 0 || this.#observed.length > 0) {
       const locations = { ...state.locations }
+      // A once key the state already shows applied (its marker is there), or that an earlier report of this
+      // worker carries, is not shown twice: the coordinator claims each key once in the room.
+      let claimed: Set<string> | undefined // read from the state only when some report carries once keys
+      const claim = (key: string): boolean => !(claimed ??= onceKeysIn(state)).has(key) && Boolean(claimed.add(key))
       const own = (where: string, deltas: Record<string, number>, once?: WorkerReport['once']): void => {
         const counts = { ...(locations[where]?.counts ?? {}) }
         addCounts(counts, deltas)
-        applyOnce(counts, once)
+        applyOnce(counts, once, claim)
         locations[where] = { counts, updatedAt: locations[where]?.updatedAt ?? now }
       }
       for (const report of this.#unacknowledged) own(report.location, report.deltas, report.once)
@@ -274,4 +278,16 @@ export class WorkerLink {
     }
     this.#snapshot = buildSnapshot(state, now, this.options.sessionDurationMinutes, this.options.waitingWindowMinutes)
   }
+}
+
+/** The once keys whose markers a state holds: revocations the coordinator already applied. */
+function onceKeysIn(state: RoomState): Set<string> {
+  const keys = new Set<string>()
+  for (const name in state.locations) {
+    for (const field in state.locations[name]!.counts) {
+      const key = revocationKeyOfField(field)
+      if (key !== undefined) keys.add(key)
+    }
+  }
+  return keys
 }
