@@ -28,6 +28,12 @@ export interface Ticket {
   lastCheckInTime: number
   /** Seconds until the next check-in counts, jittered per check-in (seed 002). */
   refreshIntervalSeconds: number
+  /**
+   * Tag of the room epoch (the coordinator's stored state) the session is counted in, sealed at admission and
+   * renewal: a session of another epoch is not in this state (the backend lost or replaced it). Absent on
+   * queued tickets, on tickets sealed before any sync, and on tickets from older versions.
+   */
+  epoch?: string
 }
 
 export interface OpenedTicket {
@@ -58,7 +64,8 @@ function isTicket(value: unknown, roomId: string): value is Ticket {
     Number.isSafeInteger(t.acceptedAt) &&
     Number.isSafeInteger(t.lastCheckInTime) &&
     Number.isSafeInteger(t.refreshIntervalSeconds) &&
-    (t.refreshIntervalSeconds as number) >= 0
+    (t.refreshIntervalSeconds as number) >= 0 &&
+    (t.epoch === undefined || (typeof t.epoch === 'string' && t.epoch.length <= 16))
   )
 }
 
@@ -69,7 +76,8 @@ function isTicket(value: unknown, roomId: string): value is Ticket {
 export function ticketJson(t: Ticket): string {
   return (
     `{"roomId":${JSON.stringify(t.roomId)},"ticketId":${JSON.stringify(t.ticketId)},"bucketId":${t.bucketId},` +
-    `"acceptedAt":${t.acceptedAt},"lastCheckInTime":${t.lastCheckInTime},"refreshIntervalSeconds":${t.refreshIntervalSeconds}}`
+    `"acceptedAt":${t.acceptedAt},"lastCheckInTime":${t.lastCheckInTime},"refreshIntervalSeconds":${t.refreshIntervalSeconds}` +
+    (t.epoch === undefined ? '}' : `,"epoch":${JSON.stringify(t.epoch)}}`)
   )
 }
 
