@@ -37,6 +37,7 @@ import type { Statements } from './schema.ts'
 import { resolveOptions, type SqliteCoordinatorOptions } from './setup.ts'
 import { applyReport, readRoom, roomEpoch, takeCounter } from './rows.ts'
 import { writer } from './writer.ts'
+import { epochMarker } from './epoch-marker.ts'
 
 export { isBusy, isFileError, type SqliteDatabase, type SqliteStatement, type SqlValue } from './driver.ts'
 export type { SqliteCoordinatorOptions } from './setup.ts'
@@ -68,6 +69,7 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
   const transaction = writer(DRIVER_NAME, connections)
   const decisionWait = { ms: o.maxLockWaitMs, option: 'maxLockWaitMs' }
   const reportWait = { ms: o.maxSyncLockWaitMs, option: 'maxSyncLockWaitMs' }
+  const marker = connections.path === undefined ? undefined : epochMarker(DRIVER_NAME, connections.path)
 
   // Pruning runs once per minute per process, inside the call that first sees the new minute, so it
   // costs one range delete a minute instead of a scan per call. Several processes each doing it is
@@ -117,7 +119,7 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
       return transaction('sync', reportWait, (s) => {
         pruneRoom(s, roomId, minute, report.keepMinutes, at)
         applyReport(s, report)
-        const epoch = roomEpoch(s, roomId, report)
+        const epoch = roomEpoch(s, roomId, report, marker)
         return { ...readRoom(s, roomId, oldest, at, at - LOCATION_FORGET_MS), epoch }
       })
     },
