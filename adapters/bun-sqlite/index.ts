@@ -22,16 +22,15 @@
  */
 import { minuteOf } from '../../src/clock.ts'
 import {
-  anywhereCounterRequest,
   COUNTER_TTL_MINUTES,
-  locationCounterRequest,
+  takeInOrder,
   type Coordinator,
   type CounterRequest,
   type CounterResult,
   type SlotRequest,
   type SlotResult,
 } from '../../src/coordination/coordinator.ts'
-import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
+import { onceRetentionMinutes, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import type { SqliteDatabase } from './driver.ts'
 import { fileConnections } from './file-connection.ts'
 import type { Statements } from './schema.ts'
@@ -40,6 +39,7 @@ import { applyReport, readRoom, roomEpoch, takeCounter } from './rows.ts'
 import { writer } from './writer.ts'
 import { applyHistory, readHistoryRows } from './history.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
+import { epochMarker } from './epoch-marker.ts'
 
 export { isBusy, isFileError, type SqliteDatabase, type SqliteStatement, type SqlValue } from './driver.ts'
 export type { SqliteCoordinatorOptions } from './setup.ts'
@@ -73,6 +73,7 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
   const transaction = writer(DRIVER_NAME, connections)
   const decisionWait = { ms: o.maxLockWaitMs, option: 'maxLockWaitMs' }
   const reportWait = { ms: o.maxSyncLockWaitMs, option: 'maxSyncLockWaitMs' }
+  const marker = connections.path === undefined ? undefined : epochMarker(DRIVER_NAME, connections.path)
 
   // Pruning runs once per minute per process, inside the call that first sees the new minute, so it
   // costs one range delete a minute instead of a scan per call. Several processes each doing it is
@@ -87,10 +88,11 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
     s.pruneTokens.run(minute - COUNTER_TTL_MINUTES)
   }
 
-  const pruneRoom = (s: Statements, roomId: string, minute: number, oldest: number, at: number): void => {
+  const pruneRoom = (s: Statements, roomId: string, minute: number, keepMinutes: number, at: number): void => {
     if (minute <= (statePrunedFor.get(roomId) ?? Number.NEGATIVE_INFINITY)) return
     statePrunedFor.set(roomId, minute)
-    s.pruneState.run(roomId, oldest)
+    s.pruneState.run(roomId, keepMinutes > 0 ? minute - keepMinutes : Number.MIN_SAFE_INTEGER)
+    if (keepMinutes > 0) s.pruneOnce.run(roomId, minute - onceRetentionMinutes(keepMinutes))
     s.pruneLocations.run(roomId, at - LOCATION_FORGET_MS)
     s.pruneReports.run(at - REPORT_ID_MEMORY_MS)
   }
@@ -110,15 +112,7 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
     takeSlot(request: SlotRequest): Promise<SlotResult> {
       return transaction('takeSlot', decisionWait, (s): SlotResult => {
         pruneCounters(s, request.minute)
-        if (request.localLimit > 0) {
-          const local = takeCounter(s, locationCounterRequest(request))
-          if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1, seq: local.seq }
-        }
-        if (request.anywhereLimit > 0) {
-          const anywhere = takeCounter(s, anywhereCounterRequest(request))
-          if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1, seq: anywhere.seq }
-        }
-        return { admitted: false, roundTrips: 1 }
+        return takeInOrder((counter) => takeCounter(s, counter), request, true)
       })
     },
 
@@ -127,9 +121,9 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
       const minute = minuteOf(at)
       const oldest = report.keepMinutes > 0 ? minute - report.keepMinutes : Number.MIN_SAFE_INTEGER
       return transaction('sync', reportWait, (s) => {
-        pruneRoom(s, roomId, minute, oldest, at)
+        pruneRoom(s, roomId, minute, report.keepMinutes, at)
         applyReport(s, report)
-        const epoch = roomEpoch(s, roomId, report)
+        const epoch = roomEpoch(s, roomId, report, marker)
         return { ...readRoom(s, roomId, oldest, at, at - LOCATION_FORGET_MS), epoch }
       })
     },

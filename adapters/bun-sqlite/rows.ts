@@ -5,7 +5,9 @@
  * into the shape the core merges, with the room's epoch.
  */
 import { admissionDeltas, effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
-import { fieldMinute, newEpoch } from '../../src/coordination/state.ts'
+import { fieldMinute, lostStateField, newEpoch } from '../../src/coordination/state.ts'
+import type { EpochMarker } from './epoch-marker.ts'
+import { minuteOf } from '../../src/clock.ts'
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import type { Statements } from './schema.ts'
 
@@ -38,26 +40,37 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
 }
 
 /**
- * Merges a report into its location: its deltas, then each `once` key that is absent (set to 1, with its
- * deltas). Returns false for a report id already applied (a retry), which changes nothing.
+ * Merges a report into its location: its deltas, then the deltas of each `once` key no report of the room
+ * claimed before (the room-wide registry, claimed in this transaction). Returns false for a report id already
+ * applied (a retry), which changes nothing.
  */
 export function applyReport(s: Statements, report: WorkerReport): boolean {
   const { roomId, location, at } = report
   if (s.claimReport.get(roomId, report.id, at) == null) return false
   addDeltas(s, roomId, location, report.deltas)
   for (const key in report.once ?? {}) {
-    if (s.claimOnce.get(roomId, location, key, fieldMinuteOrThrow(key)) != null) addDeltas(s, roomId, location, report.once![key]!)
+    if (s.claimOnce.get(roomId, key, minuteOf(at)) != null) addDeltas(s, roomId, location, report.once![key]!)
   }
   s.touchLocation.run(roomId, location, at)
   return true
 }
 
-/** The room's epoch, created now (by this report) when the file holds none for the room: its state is new. */
-export function roomEpoch(s: Statements, roomId: string, report: WorkerReport): RoomEpoch {
+/**
+ * The room's epoch, created now (by this report) when the file holds none for the room: its state is new. With
+ * a `marker` beside the file (epoch-marker.ts) naming another epoch, the room had a state at this path that is
+ * gone: the new one starts marked as recovering, in this transaction.
+ */
+export function roomEpoch(s: Statements, roomId: string, report: WorkerReport, marker?: EpochMarker): RoomEpoch {
   const known = s.readEpoch.get(roomId) as Row<RoomEpoch>
-  if (known != null) return { id: known.id, startedAt: known.startedAt }
+  if (known != null) {
+    marker?.keep(roomId, known.id)
+    return { id: known.id, startedAt: known.startedAt }
+  }
   const epoch = newEpoch(report.id, report.at)
   s.createEpoch.run(roomId, epoch.id, epoch.startedAt)
+  const before = marker?.previous(roomId)
+  if (before !== undefined && before !== epoch.id) addDeltas(s, roomId, report.location, { [lostStateField(minuteOf(report.at))]: 1 })
+  marker?.record(roomId, epoch.id)
   return epoch
 }
 

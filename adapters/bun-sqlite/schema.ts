@@ -21,6 +21,8 @@ export interface Tables extends HistoryTables {
   reports: string
   /** room → its epoch (id, started_at): written once, when the room's state is first created in this file. */
   rooms: string
+  /** (room, key) → minute claimed: the room-wide `once` registry (a key of any location, claimed once). */
+  once: string
 }
 
 export const tablesFor = (prefix: string): Tables => ({
@@ -31,6 +33,7 @@ export const tablesFor = (prefix: string): Tables => ({
   reports: `${prefix}reports`,
   rooms: `${prefix}rooms`,
   ...historyTablesFor(prefix),
+  once: `${prefix}once`,
 })
 
 /** Creates the tables if missing. Run inside a write transaction, so processes starting together agree. */
@@ -54,6 +57,9 @@ export function schemaSql(t: Tables): string {
     CREATE INDEX IF NOT EXISTS ${t.reports}_at ON ${t.reports} (at);
     CREATE TABLE IF NOT EXISTS ${t.rooms} (
       room TEXT NOT NULL PRIMARY KEY, epoch TEXT NOT NULL, started_at INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS ${t.once} (
+      room TEXT NOT NULL, key TEXT NOT NULL, minute INTEGER NOT NULL,
+      PRIMARY KEY (room, key)) WITHOUT ROWID;
     ${historySchemaSql(t)}`
 }
 
@@ -82,15 +88,10 @@ export function prepareStatements(db: SqliteDatabase, t: Tables) {
       `INSERT INTO ${t.state} (room, location, field, minute, value) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (room, location, field) DO UPDATE SET value = value + excluded.value`,
     ),
-    /**
-     * (room, location, key, minute) → { fresh } when the `once` key was absent (now set to 1), else none. A row
-     * left at 0 counts as absent, as a field that reached zero is absent from the counts.
-     */
-    claimOnce: sql(
-      `INSERT INTO ${t.state} (room, location, field, minute, value) VALUES (?, ?, ?, ?, 1)
-       ON CONFLICT (room, location, field) DO UPDATE SET value = 1 WHERE value = 0
-       RETURNING 1 AS fresh`,
-    ),
+    /** (room, key, minute claimed) → { fresh } when no report of the room claimed the `once` key before, else none. */
+    claimOnce: sql(`INSERT INTO ${t.once} (room, key, minute) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1 AS fresh`),
+    /** (room, oldest claim minute kept) */
+    pruneOnce: sql(`DELETE FROM ${t.once} WHERE room = ? AND minute < ?`),
     /** (room) → { id, startedAt } | none */
     readEpoch: sql(`SELECT epoch AS id, started_at AS startedAt FROM ${t.rooms} WHERE room = ?`),
     /** (room, id, startedAt): run only when readEpoch found none, in the same transaction. */

@@ -31,7 +31,7 @@ import {
 import { WaitingRoomError } from '../../src/errors.ts'
 import { newEpoch, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { SqlGrantLog } from './grant-log.ts'
-import { LocationStage, type Exchange } from './location-stage.ts'
+import { LocationStage, type Claim, type Exchange } from './location-stage.ts'
 import { MinuteCounters } from './minute-counters.ts'
 import {
   counterObjectName,
@@ -103,7 +103,7 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     const stage = this.#stageFor(report.location)
     // If the room has no epoch yet (new, or its storage deleted), this report names it.
     const exchange = this.#exchangeFor(report.roomId, report.location, route, newEpoch(report.id, report.at))
-    const state = await stage.sync(report, route, exchange)
+    const state = await stage.sync(report, route, exchange, this.#claimFor(report.roomId, route))
     if (stage.unsent) await this.#armAt(Date.now() + stage.intervalMs(route))
     return state
   }
@@ -184,6 +184,13 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     const global = this.#peer<GlobalObjectRpc>(route.global, route)
     const name = globalObjectName(roomId)
     return (state, grants, now) => global.call(name, 'exchange', (stub) => stub.exchange(location, state, now, epoch, grants), route)
+  }
+
+  /** The room-wide once registry, at the room's global object. */
+  #claimFor(roomId: string, route: ObjectRoute): Claim {
+    const global = this.#peer<GlobalObjectRpc>(route.global, route)
+    const name = globalObjectName(roomId)
+    return (keys, reportId, now, retention) => global.call(name, 'claim', (stub) => stub.claim(keys, reportId, now, retention), route)
   }
 
   /** Keeps what an alarm needs; written only when it changes (the route is the same on every call). */

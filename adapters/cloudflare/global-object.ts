@@ -11,6 +11,9 @@
  * storage holds none (a new room, or storage deleted), then answered with every view. The object runs one
  * call at a time and its KV API is synchronous, so "set if absent" needs no transaction.
  *
+ * It also holds the room's `once` registry (`claim`): a revocation is claimed here, room-wide, before the
+ * location object that received it applies its deltas — so two colos never both apply one.
+ *
  * With a location's state it stores, in the same step, the grant mark that state was sent with (grant-log.ts):
  * the mark then names exactly the grants the stored copy holds, and is answered to that location.
  */
@@ -32,6 +35,8 @@ const GRANTS_KEY = 'grants:'
 export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> implements GlobalObjectRpc {
   #aggregator: GlobalAggregator | undefined
   #epoch: RoomEpoch | undefined
+  #onceReady = false
+  #oncePrunedFor = Number.NEGATIVE_INFINITY
   #history: ObjectHistory | undefined
 
   /** The room's history (history.ts): applied once per batch id, pruned to the batch's retention. */
@@ -57,6 +62,26 @@ export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> im
     const mark = this.ctx.storage.kv.get<GrantMark>(GRANTS_KEY + location)
     const answer: ExchangeAnswer = this.#epoch ? { ...view, epoch: this.#epoch } : view
     return mark ? { ...answer, grants: mark } : answer
+  }
+
+  async claim(keys: string[], reportId: string, now: number, retentionMinutes: number): Promise<string[]> {
+    const sql = this.ctx.storage.sql
+    const minute = Math.floor(now / 60_000)
+    if (!this.#onceReady) {
+      sql.exec('CREATE TABLE IF NOT EXISTS wr_once (key TEXT PRIMARY KEY, report TEXT NOT NULL, minute INTEGER NOT NULL)')
+      this.#onceReady = true
+    }
+    if (minute > this.#oncePrunedFor) {
+      this.#oncePrunedFor = minute
+      sql.exec('DELETE FROM wr_once WHERE minute < ?', minute - retentionMinutes)
+    }
+    const held: string[] = []
+    for (const key of keys) {
+      sql.exec('INSERT INTO wr_once (key, report, minute) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', key, reportId, minute)
+      const row = sql.exec('SELECT report FROM wr_once WHERE key = ?', key).toArray()[0]
+      if (row?.report === reportId) held.push(key)
+    }
+    return held
   }
 
   /** Rebuilds the aggregator from storage on the first call after a (re)start; forgotten locations are deleted. */

@@ -29,8 +29,13 @@ export interface CarriedGrant {
 export interface GrantLog {
   /** Recorded by earlier instances of this object and not acknowledged when this one started. */
   readonly carried: readonly CarriedGrant[]
-  /** Records a grant's deltas. Synchronous: call it in the same step as the counter row. */
-  record(minute: number, deltas: Record<string, number>): void
+  /**
+   * Records a grant's deltas, or what a report added (with its id, remembered for retries). Synchronous: call
+   * it in the same step as the counter row or the report's merge.
+   */
+  record(minute: number, deltas: Record<string, number>, reportId?: string): void
+  /** Ids of the reports recorded in the last minutes (pruned with the grants), acknowledged or not. */
+  reports(): string[]
   /** The mark of the newest grant recorded so far (id 0: none yet). */
   newest(): GrantMark
   /** Deletes the grants up to `mark`, which the global object holds; a mark of another log is ignored. */
@@ -59,6 +64,7 @@ export class SqlGrantLog implements GrantLog {
     this.#storage = storage
     // AUTOINCREMENT: ids are never reused, even after every row was deleted, so an old mark never covers a new grant.
     storage.sql.exec('CREATE TABLE IF NOT EXISTS wr_grants (id INTEGER PRIMARY KEY AUTOINCREMENT, minute INTEGER NOT NULL, deltas TEXT NOT NULL)')
+    storage.sql.exec('CREATE TABLE IF NOT EXISTS wr_reports (id TEXT PRIMARY KEY, minute INTEGER NOT NULL)')
     let log = storage.kv.get<string>(LOG_KEY)
     if (!log) storage.kv.put(LOG_KEY, (log = crypto.randomUUID()))
     this.#log = log
@@ -70,9 +76,14 @@ export class SqlGrantLog implements GrantLog {
     this.#newest = Number(sequence?.seq ?? 0)
   }
 
-  record(minute: number, deltas: Record<string, number>): void {
+  record(minute: number, deltas: Record<string, number>, reportId?: string): void {
     const row = this.#storage.sql.exec('INSERT INTO wr_grants (minute, deltas) VALUES (?, ?) RETURNING id', minute, JSON.stringify(deltas)).toArray()[0]
     this.#newest = Number(row!.id)
+    if (reportId !== undefined) this.#storage.sql.exec('INSERT INTO wr_reports (id, minute) VALUES (?, ?) ON CONFLICT DO NOTHING', reportId, minute)
+  }
+
+  reports(): string[] {
+    return this.#storage.sql.exec('SELECT id FROM wr_reports').toArray().map((row) => String(row.id))
   }
 
   newest(): GrantMark {
@@ -89,12 +100,15 @@ export class SqlGrantLog implements GrantLog {
 
   prune(minute: number): void {
     this.#storage.sql.exec('DELETE FROM wr_grants WHERE minute < ?', minute)
+    this.#storage.sql.exec('DELETE FROM wr_reports WHERE minute < ?', minute)
   }
 }
 
 /** What a {@link MemoryGrantLog} keeps; share one between two logs to stand for an object's storage across a restart. */
 export interface MemoryGrantStore {
   rows: CarriedGrant[]
+  /** Report ids recorded, with their minute. */
+  reports?: { id: string; minute: number }[]
   /** The newest id ever given: ids are never reused. */
   sequence: number
 }
@@ -111,8 +125,13 @@ export class MemoryGrantLog implements GrantLog {
     this.carried = [...store.rows]
   }
 
-  record(minute: number, deltas: Record<string, number>): void {
+  record(minute: number, deltas: Record<string, number>, reportId?: string): void {
     this.#store.rows.push({ id: ++this.#store.sequence, minute, deltas })
+    if (reportId !== undefined) (this.#store.reports ??= []).push({ id: reportId, minute })
+  }
+
+  reports(): string[] {
+    return (this.#store.reports ?? []).map((report) => report.id)
   }
 
   newest(): GrantMark {
@@ -129,5 +148,6 @@ export class MemoryGrantLog implements GrantLog {
 
   prune(minute: number): void {
     this.#store.rows = this.#store.rows.filter((row) => row.minute >= minute)
+    this.#store.reports = this.#store.reports?.filter((report) => report.minute >= minute)
   }
 }

@@ -105,8 +105,9 @@ describe('LocationStage', () => {
     const stage = new LocationStage('SJC')
     const exchange = global.exchangeFor('SJC', () => 0)
     await stage.sync(report('SJC', 0, { a1: 5 }), pacing, exchange)
-    const once = { 'x1.ticket': { a1: -1 } }
+    const once = { 'x.ticket': { a1: -1, 'x1.ticket': 1 } }
     const views = await Promise.all(Array.from({ length: 20 }, (_, i) => stage.sync({ ...report('SJC', 1 + i), once }, pacing, exchange)))
+    // The marker is a delta like any other; the key itself lives in the room's registry, not the counts.
     expect(views.at(-1)?.locations.SJC?.counts).toEqual({ a1: 4, 'x1.ticket': 1 })
   })
 
@@ -155,6 +156,60 @@ describe('LocationStage', () => {
         const held = aggregator.view(0).locations.SJC?.counts ?? {}
         expect(Object.fromEntries(Object.entries(held).filter(([field]) => field.startsWith('n')))).toEqual(granted)
         expect(store.rows).toEqual([])
+      }),
+      { numRuns: 300 },
+    )
+  })
+  it('counts every acknowledged report exactly once in the global copy, whatever abrupt restarts, retries and outages come between', async () => {
+    type Step = { kind: 'report'; minute: number } | { kind: 'retry'; pick: number } | { kind: 'flush'; mode: 'ok' | 'lost' | 'down' } | { kind: 'restart' }
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('report' as const), minute: fc.integer({ min: 1, max: 3 }) }),
+      fc.record({ kind: fc.constant('retry' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('flush' as const), mode: fc.constantFrom('ok' as const, 'lost' as const, 'down' as const) }),
+      fc.record({ kind: fc.constant('restart' as const) }),
+    )
+    const fastPacing = { exchangeIntervalMs: 0, globalExchangesPerSecond: 1_000_000 }
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 30 }), async (steps) => {
+        const aggregator = new GlobalAggregator()
+        let mark: GrantMark | undefined
+        let mode: 'ok' | 'lost' | 'down' = 'ok'
+        const exchange: Exchange = async (state, grants, now): Promise<ExchangeAnswer> => {
+          if (mode === 'down') throw new Error('down')
+          const view = state === null ? aggregator.view(now) : aggregator.exchange('SJC', state, now)
+          if (state !== null && view.locations.SJC === state && grants) mark = grants
+          if (mode === 'lost') throw new Error('answer lost')
+          return mark ? { ...view, grants: mark } : view
+        }
+        const store: MemoryGrantStore = { rows: [], sequence: 0 }
+        let wall = 0
+        const wallClock = () => (wall += 60_000)
+        let stage = new LocationStage('SJC', new MemoryGrantLog(store), wallClock)
+        const sent: WorkerReport[] = []
+        const reported: Record<string, number> = {}
+        let at = 3 * 60_000
+        const drain = async () => {
+          for (let i = 0; i < 5 && (await stage.flush(fastPacing, exchange)) !== undefined; i++);
+        }
+        for (const s of steps) {
+          if (s.kind === 'report') {
+            // Acknowledged once sync answers: from here on the worker forgets it (the exchange it may start is 'ok').
+            const r = report('SJC', at++, { [`t${s.minute}`]: 1 })
+            await stage.sync(r, fastPacing, exchange)
+            sent.push(r)
+            reported[`t${s.minute}`] = (reported[`t${s.minute}`] ?? 0) + 1
+          } else if (s.kind === 'retry' && sent.length > 0) {
+            await stage.sync(sent[s.pick % sent.length]!, fastPacing, exchange) // a lost reply, resent with its id
+          } else if (s.kind === 'restart') stage = new LocationStage('SJC', new MemoryGrantLog(store), wallClock)
+          else if (s.kind === 'flush') {
+            mode = s.mode
+            await (mode === 'ok' ? drain() : stage.flush(fastPacing, exchange))
+            mode = 'ok'
+          }
+        }
+        await drain()
+        const held = aggregator.view(0).locations.SJC?.counts ?? {}
+        expect(Object.fromEntries(Object.entries(held).filter(([field]) => field.startsWith('t')))).toEqual(reported)
       }),
       { numRuns: 300 },
     )

@@ -12,8 +12,8 @@
  * stage that has not reached the global object yet (it is down) answers with none.
  */
 import { LocationAggregator } from '../../src/coordination/aggregator.ts'
-import { MINUTE_MS } from '../../src/clock.ts'
-import { emptyRoomState, type LocationState, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
+import { MINUTE_MS, minuteOf } from '../../src/clock.ts'
+import { emptyRoomState, OnceRegistry, onceRetentionMinutes, type LocationState, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { MemoryGrantLog, type GrantLog, type GrantMark } from './grant-log.ts'
 
 /** The global object's answer: every location, and the grant mark its copy of the asking location holds. */
@@ -26,6 +26,12 @@ export interface ExchangeAnswer extends RoomState {
  * location back. `now` is the stage's clock (the reports' clock).
  */
 export type Exchange = (state: LocationState | null, grants: GrantMark | undefined, now: number) => Promise<ExchangeAnswer>
+
+/**
+ * The room-wide once registry (the global object's `claim`): answers the keys this report holds. A stage
+ * given none claims in its own memory only (one location: tests).
+ */
+export type Claim = (keys: string[], reportId: string, now: number, retentionMinutes: number) => Promise<string[]>
 
 export interface ExchangePacing {
   /** Shortest interval between exchanges, ms. */
@@ -58,6 +64,7 @@ export class LocationStage {
   #heldAt = 0
 
   readonly #wallClock: () => number
+  readonly #localOnce = new OnceRegistry()
 
   /** `wallClock` (default `Date.now`) paces {@link flush} and times exchanges; tests pass a fake one. */
   constructor(location: string, grants: GrantLog = new MemoryGrantLog(), wallClock: () => number = Date.now) {
@@ -65,6 +72,8 @@ export class LocationStage {
     this.grants = grants
     this.#wallClock = wallClock
     for (const grant of grants.carried) this.#knownAt = Math.max(this.#knownAt, grant.minute * MINUTE_MS)
+    // Reports earlier instances applied (and logged) stay applied: a retry after a restart adds nothing.
+    this.aggregator.remember(grants.reports(), this.#knownAt)
   }
 
   /** Counts a fresh grant and records it in the log, in one synchronous step (the caller's counter row's). */
@@ -85,11 +94,23 @@ export class LocationStage {
     return this.#dirty || this.grants.unacknowledged
   }
 
-  /** Applies the report (once per id) and answers with this location fresh and the others as of the last exchange. */
-  async sync(report: WorkerReport, pacing: ExchangePacing, exchange: Exchange): Promise<RoomState> {
+  /**
+   * Applies the report (once per id; its once keys as far as the room-wide `claim` grants them) and answers
+   * with this location fresh and the others as of the last exchange. What it added is logged with the grants
+   * in the same synchronous step (the output gate holds the answer until it is stored), so an abrupt restart
+   * loses no acknowledged report: the restarted stage adds it back past the global copy's mark.
+   */
+  async sync(report: WorkerReport, pacing: ExchangePacing, exchange: Exchange, claim?: Claim): Promise<RoomState> {
     const now = report.at
     this.#knownAt = Math.max(this.#knownAt, now)
-    if (this.aggregator.apply(report, now) && changes(report)) this.#dirty = true
+    const keys = Object.keys(report.once ?? {})
+    // A retried report claims again and gets the same keys (claims are per report id); its apply adds nothing.
+    const held = new Set(keys.length > 0 ? await this.#claim(claim, keys, report, now) : [])
+    const added = this.aggregator.apply(report, now, (key) => held.has(key))
+    if (added && changes(report)) {
+      this.grants.record(minuteOf(now), added, report.id)
+      this.#dirty = true
+    }
     let running = this.#exchanging
     const due = !running && now - this.#lastExchangeAt >= this.intervalMs(pacing)
     if (due) running = this.#start(now, exchange, true)
@@ -114,6 +135,12 @@ export class LocationStage {
     // Not on the reports' pacing clock: a report right after still exchanges when due, as without the alarm.
     await this.#start(this.#knownAt, exchange, false)
     return this.unsent ? this.intervalMs(pacing) : undefined
+  }
+
+  /** Claims at the room's registry; a stage with none claims in its own memory (one location: tests). */
+  #claim(claim: Claim | undefined, keys: string[], report: WorkerReport, now: number): Promise<string[]> {
+    if (claim) return claim(keys, report.id, now, onceRetentionMinutes(report.keepMinutes))
+    return Promise.resolve(keys.filter((key) => this.#localOnce.claim(key, report.id, minuteOf(now))))
   }
 
   /** More locations → each exchanges less often, so the global object gets about `globalExchangesPerSecond`. */

@@ -71,6 +71,12 @@ export interface GlobalObjectRpc {
   /** The room's history (history.ts), kept by its global object. */
   recordHistory(batch: HistoryBatch): Promise<void>
   readHistory(query: HistoryQuery): Promise<HistoryRow[]>
+  /**
+   * The room-wide `once` registry: claims `keys` for report `reportId` and answers those this report holds —
+   * claimed now, or by this same report before (a retry). Stored before the answer leaves; a claim is kept
+   * `retentionMinutes` after the minute of `now`.
+   */
+  claim(keys: string[], reportId: string, now: number, retentionMinutes: number): Promise<string[]>
 }
 
 /** One counter object per (room, location), seed 001; scope `*` (ANYWHERE) is the room's Anywhere counter. Room ids cannot contain `:`. */

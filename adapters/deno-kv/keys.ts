@@ -8,6 +8,7 @@
  * [...prefix, roomId, 'counter', scope, minute]          → number (slots taken)
  * [...prefix, roomId, 'token', scope, minute, token]     → number (the seq that token took)
  * [...prefix, roomId, 'report', reportId, chunk]         → true   (this chunk of a report was applied)
+ * [...prefix, roomId, 'once', key]                       → true   (a room-wide `once` key was claimed; expiring)
  * [...prefix, roomId, 'state', location, field]          → KvU64  (a count, two's complement)
  * [...prefix, roomId, 'state', location, '@updated']     → KvU64  (ms of the location's latest report)
  * [...prefix, roomId, 'state', 0]                        → RoomEpoch (set if absent, never expires)
@@ -25,6 +26,8 @@ export interface RoomKeys {
   counter(scope: string, minute: number): KvKey
   token(scope: string, minute: number, token: string): KvKey
   report(reportId: string, chunk: number): KvKey
+  /** A room-wide `once` claim: one per room, whichever location's report claimed it. */
+  once(key: string): KvKey
   /** Prefix of every location's state. */
   readonly state: KvKey
   field(location: string, field: string): KvKey
@@ -40,6 +43,7 @@ export function roomKeys(prefix: KvKey, roomId: string): RoomKeys {
     counter: (scope, minute) => [...room, 'counter', scope, minute],
     token: (scope, minute, token) => [...room, 'token', scope, minute, token],
     report: (reportId, chunk) => [...room, 'report', reportId, chunk],
+    once: (key) => [...room, 'once', key],
     state,
     field: (location, field) => [...state, location, field],
     updatedAt: (location) => [...state, location, UPDATED_AT],

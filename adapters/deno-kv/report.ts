@@ -5,13 +5,13 @@
  * so a negative delta is added as its two's complement and read back as a signed 64-bit number.
  *
  * Each report id is applied once: every commit checks that its `[reportId, chunk]` record is absent and
- * writes it. A `once` entry adds a check that its key is absent from the location's state and sums the key
- * to 1 with its deltas, in that same commit — so of any number of concurrent reports carrying one key,
- * exactly one commit adds its deltas. A commit that fails its checks reads which check failed: its own id
+ * writes it. A `once` entry adds a check that its room-wide claim (`[room, 'once', key]`, expiring after the
+ * once retention) is absent and writes it with the entry's deltas, in that same commit — so of any number of
+ * concurrent reports carrying one key, from any location, exactly one commit adds its deltas. A commit that fails its checks reads which check failed: its own id
  * (a retry, applied before: done) or once keys (another report won them: left out, committed again).
  */
 import { WaitingRoomError } from '../../src/errors.ts'
-import type { WorkerReport } from '../../src/coordination/state.ts'
+import { onceRetentionMinutes, type WorkerReport } from '../../src/coordination/state.ts'
 import type { RoomKeys } from './keys.ts'
 import { DRIVER_NAME, MAX_GET_MANY, MAX_MUTATIONS, retryBusy, type KvKey, type KvLike } from './kv.ts'
 
@@ -74,6 +74,7 @@ export async function applyReport(kv: KvLike, keys: RoomKeys, report: WorkerRepo
 
 async function applyChunk(kv: KvLike, keys: RoomKeys, report: WorkerReport, chunk: ReportChunk, index: number, settings: ReportSettings): Promise<void> {
   const reportKey = keys.report(report.id, index)
+  const onceRetentionMs = (onceRetentionMinutes(report.keepMinutes) + 1) * 60_000
   const won = new Set<string>()
   for (let attempt = 1; ; attempt++) {
     const once = chunk.once.filter((key) => !won.has(key))
@@ -84,8 +85,7 @@ async function applyChunk(kv: KvLike, keys: RoomKeys, report: WorkerReport, chun
       const add = (field: string, delta: number) => sums.set(field, (sums.get(field) ?? 0) + delta)
       for (const field of chunk.fields) add(field, report.deltas[field]!)
       for (const key of once) {
-        op.check({ key: keys.field(report.location, key), versionstamp: null })
-        add(key, 1)
+        op.check({ key: keys.once(key), versionstamp: null }).set(keys.once(key), true, { expireIn: onceRetentionMs })
         for (const [field, delta] of Object.entries(report.once![key]!)) add(field, delta)
       }
       for (const [field, total] of sums) if (total !== 0) op.sum(keys.field(report.location, field), toU64(field, total))
@@ -95,7 +95,7 @@ async function applyChunk(kv: KvLike, keys: RoomKeys, report: WorkerReport, chun
     const { ok } = await retryBusy(`applying report ${report.id}`, settings.maxAttempts, commit)
     // With no once check, only this chunk's id can have failed: a retry, applied before.
     if (ok || once.length === 0) return
-    const present = await presentKeys(kv, [reportKey, ...once.map((key) => keys.field(report.location, key))], settings.maxAttempts)
+    const present = await presentKeys(kv, [reportKey, ...once.map((key) => keys.once(key))], settings.maxAttempts)
     if (present[0]) return
     once.forEach((key, i) => present[i + 1] && won.add(key))
     if (attempt >= settings.maxAttempts) {

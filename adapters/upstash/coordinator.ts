@@ -6,7 +6,7 @@
  */
 import { ANYWHERE, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
+import { onceRetentionMinutes, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { grantFields, roomKeys, type RoomKeys } from './keys.ts'
 import { readRoomState } from './room-state.ts'
 import { DRIVER_NAME, replyInteger, runScript, type RedisScripting } from './run-script.ts'
@@ -73,13 +73,14 @@ function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], stri
 }
 
 /** The sync script's arguments: the report's deltas (zeros left out), then its once entries. */
-function syncArgs(report: WorkerReport, locationPrefix: string, reportIdTtl: string): string[] {
+function syncArgs(report: WorkerReport, locationPrefix: string, reportIdTtl: string, oncePrefix: string): string[] {
   const deltas: string[] = []
   for (const field in report.deltas) {
     const delta = report.deltas[field]!
     if (delta !== 0) deltas.push(field, String(delta))
   }
-  const args = [report.location, String(report.at), String(report.keepMinutes), locationPrefix, reportIdTtl, `${report.at}:${report.id}`, String(deltas.length / 2), ...deltas]
+  const onceTtl = String((onceRetentionMinutes(report.keepMinutes) + 1) * 60)
+  const args = [report.location, String(report.at), String(report.keepMinutes), locationPrefix, reportIdTtl, `${report.at}:${report.id}`, String(deltas.length / 2), oncePrefix, onceTtl, ...deltas]
   for (const key in report.once) {
     const entry = report.once[key]!
     const start = args.push(key, '0')
@@ -171,7 +172,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
         redis,
         syncScript,
         [keys.location(report.location), keys.locations, keys.report(report.id), keys.epoch],
-        syncArgs(report, keys.locationPrefix, reportIdTtl),
+        syncArgs(report, keys.locationPrefix, reportIdTtl, keys.oncePrefix),
       )
       return readRoomState(reply, report.at)
     },

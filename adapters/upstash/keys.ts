@@ -26,6 +26,8 @@ export interface RoomKeys {
   report(id: string): string
   /** The room's epoch, `at:reportId` of the sync that created the state. No expiry (see the README). */
   epoch: string
+  /** Prefix of the room-wide `once` claims (`{prefix}:{{room}}:o:{key}`, one expiring key each; same slot). */
+  oncePrefix: string
 }
 
 export function roomKeys(prefix: string, roomId: string): RoomKeys {
@@ -41,6 +43,7 @@ export function roomKeys(prefix: string, roomId: string): RoomKeys {
     locations: `${room}:locations`,
     report: (id) => `${room}:r:${id}`,
     epoch: `${room}:epoch`,
+    oncePrefix: `${room}:o:`,
   }
 }
 

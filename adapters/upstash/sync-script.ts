@@ -10,14 +10,16 @@ import type { LuaScript } from './scripts.ts'
  * - The room's epoch (`at:reportId`) is read, and written if absent (no expiry): a room whose keys were
  *   lost (a restart without persistence, a FLUSHALL, an eviction) answers with a new one.
  * - The report id is claimed with SET NX (expiring), so a retried report adds nothing. Its deltas are
- *   HINCRBY'd (a field back at 0 is deleted); each `once` key absent from the location is set to 1 and its
- *   deltas added, a present one skipped — all in this one atomic step, whatever the concurrency.
+ *   HINCRBY'd (a field back at 0 is deleted); each `once` key is claimed room-wide with SET NX on its own key
+ *   (`{room}:o:key`, expiring after the once retention) and its deltas added to the location, a key another
+ *   report of the room claimed skipped — all in this one atomic step, whatever the concurrency or location.
  * - Old fields of the reporting location (the private `~` ones too) are dropped while the reply is read:
  *   the read happens anyway, so pruning costs only the HDELs of fields that just aged out. Location hashes
  *   and the index expire once silent.
  * KEYS: location hash, the room's location index (zset: name → last merge ms), report id marker, epoch.
  * ARGV: location, at (ms), keepMinutes, location key prefix, report id ttl seconds, epoch if new
- * (`at:reportId`), number of delta pairs D, D × (field, delta), then per once key: key, pairs P, P × (field, delta).
+ * (`at:reportId`), number of delta pairs D, once key prefix, once ttl seconds, D × (field, delta), then per once
+ * key: key, pairs P, P × (field, delta).
  * Reply: '@'..epoch, then flat triples {'@'..name, updatedAt, {field, value, ...}}.
  */
 export const syncScript: LuaScript = {
@@ -35,14 +37,14 @@ local function add(field, delta)
   if redis.call('HINCRBY', H, field, delta) == 0 then redis.call('HDEL', H, field) end
 end
 if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
-  local i, last = 8, 7 + 2 * tonumber(ARGV[7])
+  local i, last = 10, 9 + 2 * tonumber(ARGV[7])
   while i < last do
     add(ARGV[i], ARGV[i + 1])
     i = i + 2
   end
   while i < #ARGV do
     local count = tonumber(ARGV[i + 1])
-    if redis.call('HSETNX', H, ARGV[i], 1) == 1 then
+    if redis.call('SET', ARGV[8] .. ARGV[i], '1', 'NX', 'EX', ARGV[9]) then
       for j = i + 2, i + 2 * count, 2 do add(ARGV[j], ARGV[j + 1]) end
     end
     i = i + 2 + 2 * count
@@ -77,5 +79,5 @@ for i = 1, #index, 2 do
 end
 return reply
 `,
-  sha1: '76dbed954523f92ea7f855e3772947afce024df6',
+  sha1: '408a5b88dd2b8b00a54268b78e2e25ddba8433a8',
 }

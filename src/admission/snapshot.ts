@@ -16,6 +16,8 @@ export const waitingWindowMinutes = (refreshIntervalSeconds: number): number =>
   Math.max(WAITING_WINDOW_MINUTES, Math.ceil((refreshIntervalSeconds * 1.1 + 1) / 60) + 1)
 /** Traffic shares come from the minute before last: complete, so it no longer changes (seeds 000, 001). */
 export const TRAFFIC_REFERENCE_AGE = 2
+/** Minutes past the session window a revocation marker still refuses its ticket (the link keeps 6 of history). */
+const REVOKED_MARGIN_MINUTES = 5
 /** Admissions are averaged over this many completed minutes for wait estimates. */
 export const ADMISSIONS_AVERAGE_MINUTES = 5
 
@@ -128,8 +130,9 @@ class Totals {
           summary.waitingUsers += value
         }
         break
-      case 120: // x: revoked ticket
-        if (at >= w.activeFrom && value > 0) this.revoked.add(field.slice(field.indexOf('.') + 1))
+      case 120: // x: revoked ticket, marked in the minute of its revocation; kept a little past the session, so a
+        // cookie a stale worker renewed after the revocation is still refused (pruning bounds the set)
+        if (at >= w.activeFrom - REVOKED_MARGIN_MINUTES && value > 0) this.revoked.add(field.slice(field.indexOf('.') + 1))
         break
       case 82: // R: state lost in minute `at`; sessions counted before it last through at + sessionDuration
         if (at >= w.activeFrom - 1 && value > 0) this.recovering = true

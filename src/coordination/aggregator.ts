@@ -30,17 +30,26 @@ export class LocationAggregator {
     this.location = location
   }
 
-  /** Merges a worker's report; returns false if this report id was already applied (a retry). */
-  apply(report: WorkerReport, now: number): boolean {
-    if (this.#seen.has(report.id)) return false
+  /**
+   * Merges a worker's report; returns the deltas it added (its own and those of the once keys `claim` granted
+   * it: the room-wide registry), or undefined if this report id was already applied (a retry).
+   */
+  apply(report: WorkerReport, now: number, claim: (key: string) => boolean): Record<string, number> | undefined {
+    if (this.#seen.has(report.id)) return undefined
     this.#remember(report.id, now)
     this.#writable()
-    addCounts(this.#counts, report.deltas)
-    applyOnce(this.#counts, report.once)
+    const added = { ...report.deltas }
+    applyOnce(added, report.once, claim)
+    addCounts(this.#counts, added)
     this.#keepMinutes = Math.max(this.#keepMinutes, report.keepMinutes)
     this.#prune(now)
     this.#updatedAt = now
-    return true
+    return added
+  }
+
+  /** Marks report ids as applied (restored from storage after a restart), so their retries add nothing. */
+  remember(ids: Iterable<string>, now: number): void {
+    for (const id of ids) this.#remember(id, now)
   }
 
   /**

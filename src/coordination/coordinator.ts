@@ -150,19 +150,37 @@ export const anywhereCounterRequest = (request: SlotRequest): CounterRequest => 
   token: request.token,
 })
 
-/** The location counter first; when its allocation is used up, the Anywhere counter (seed 000). */
-export async function takeSlot(coordinator: Coordinator, request: SlotRequest): Promise<SlotResult> {
+/**
+ * The location counter first; when its allocation is used up, the Anywhere counter (seed 000). The one place
+ * this order is written: the core's two-call path, the memory coordinator's and SQLite's fused `takeSlot`
+ * all run it. `take` is one conditional increment — synchronous (inside one SQLite transaction: the answer is
+ * then synchronous too) or not; `fused` says the takes share one round trip (one call or one transaction), so
+ * the result reports 1 — else one per counter asked.
+ */
+export function takeInOrder(take: (request: CounterRequest) => CounterResult, request: SlotRequest, fused?: boolean): SlotResult
+export function takeInOrder(take: (request: CounterRequest) => Promise<CounterResult>, request: SlotRequest, fused?: boolean): Promise<SlotResult>
+export function takeInOrder(
+  take: (request: CounterRequest) => CounterResult | Promise<CounterResult>,
+  request: SlotRequest,
+  fused = false,
+): SlotResult | Promise<SlotResult> {
+  const order: [CounterRequest, 'location' | 'anywhere'][] = []
+  if (request.localLimit > 0) order.push([locationCounterRequest(request), 'location'])
+  if (request.anywhereLimit > 0) order.push([anywhereCounterRequest(request), 'anywhere'])
+  const roundTrips = (calls: number): number => (fused ? Math.min(1, calls) : calls)
+  const step = (i: number): SlotResult | Promise<SlotResult> => {
+    if (i === order.length) return { admitted: false, roundTrips: roundTrips(i) }
+    const [counter, via] = order[i]!
+    const settle = (r: CounterResult): SlotResult | Promise<SlotResult> =>
+      r.taken ? { admitted: true, via, repeat: r.repeat === true, roundTrips: roundTrips(i + 1), seq: r.seq } : step(i + 1)
+    const result = take(counter)
+    return result instanceof Promise ? result.then(settle) : settle(result)
+  }
+  return step(0)
+}
+
+/** The adapter's fused `takeSlot` when it has one, else {@link takeInOrder} over `increment` (two round trips at most). */
+export function takeSlot(coordinator: Coordinator, request: SlotRequest): Promise<SlotResult> {
   if (coordinator.takeSlot) return coordinator.takeSlot(request)
-  let roundTrips = 0
-  if (request.localLimit > 0) {
-    roundTrips++
-    const local = await coordinator.increment(locationCounterRequest(request))
-    if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips, seq: local.seq }
-  }
-  if (request.anywhereLimit > 0) {
-    roundTrips++
-    const anywhere = await coordinator.increment(anywhereCounterRequest(request))
-    if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips, seq: anywhere.seq }
-  }
-  return { admitted: false, roundTrips }
+  return Promise.resolve(takeInOrder((counter) => coordinator.increment(counter), request))
 }

@@ -11,13 +11,12 @@
  * ```
  */
 import { GlobalAggregator, LocationAggregator } from './aggregator.ts'
-import { MINUTE_MS } from '../clock.ts'
+import { MINUTE_MS, minuteOf } from '../clock.ts'
 import {
   admissionDeltas,
-  anywhereCounterRequest,
   COUNTER_TTL_MINUTES,
   effectiveLimit,
-  locationCounterRequest,
+  takeInOrder,
   type Coordinator,
   type CounterRequest,
   type CounterResult,
@@ -26,7 +25,7 @@ import {
 } from './coordinator.ts'
 import { MemoryHistoryStore } from '../history/memory-store.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
-import { newEpoch, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
+import { newEpoch, OnceRegistry, onceRetentionMinutes, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 
 export const DRIVER_NAME = 'memory'
 
@@ -61,6 +60,8 @@ interface Room {
   locations: Map<string, LocationNode>
   /** Created with the room; this process's memory is the state, so it only changes with the process. */
   epoch: RoomEpoch
+  /** Room-wide once claims: one registry for all locations, whatever the exchange lag between them. */
+  once: OnceRegistry
 }
 
 export interface MemoryCoordinator extends Coordinator {
@@ -82,7 +83,7 @@ export interface MemoryCoordinator extends Coordinator {
 function roomOf(rooms: Map<string, Room>, roomId: string, now: number): Room {
   let found = rooms.get(roomId)
   if (!found) {
-    found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now) }
+    found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now), once: new OnceRegistry() }
     rooms.set(roomId, found)
   }
   return found
@@ -157,24 +158,16 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
 
     increment: async (request: CounterRequest): Promise<CounterResult> => take(request),
 
-    async takeSlot(request: SlotRequest): Promise<SlotResult> {
-      if (request.localLimit > 0) {
-        const local = take(locationCounterRequest(request))
-        if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1, seq: local.seq }
-      }
-      if (request.anywhereLimit > 0) {
-        const anywhere = take(anywhereCounterRequest(request))
-        if (anywhere.taken) return { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 1, seq: anywhere.seq }
-      }
-      return { admitted: false, roundTrips: request.localLimit > 0 || request.anywhereLimit > 0 ? 1 : 0 }
-    },
+    takeSlot: async (request: SlotRequest): Promise<SlotResult> => takeInOrder(take, request, true),
 
     async sync(report: WorkerReport): Promise<RoomState> {
       const now = report.at
       const entry = room(report.roomId, now)
       const { global } = entry
       const node = locationNode(entry, report.location, now)
-      node.aggregator.apply(report, now)
+      const minute = minuteOf(now)
+      entry.once.prune(minute - onceRetentionMinutes(report.keepMinutes))
+      node.aggregator.apply(report, now, (key) => entry.once.claim(key, report.id, minute))
       const own = node.aggregator.state()
       let view = node.view
       if (!view || now - node.lastExchangeAt >= exchangeIntervalMs) {

@@ -13,9 +13,10 @@
  * - `t{m}`   users seen in minute m (admitted check-ins, admissions and queue check-ins): the traffic
  *            history that location shares are computed from (seed 000: a completed past minute).
  * - `w{m}.{b}` queued users of bucket b whose last queue check-in fell in minute m.
- * - `x{m}.{ticketId}` a ticket revoked by the origin; m is the minute its session was counted in (the same
- *            for every request carrying that cookie), so the key is the same however many workers see the
- *            revocation: it is a `once` key, and the active-count decrement it carries applies once.
+ * - `x{m}.{ticketId}` a ticket revoked by the origin, m the minute of the revocation: the marker workers refuse
+ *            the ticket by. It travels in the deltas of the revocation's `once` entry, whose key `x.{ticketId}`
+ *            names the ticket only — the same across renewals, old cookies, workers and locations — so the
+ *            decrement and the marker apply once per room (see {@link WorkerReport.once}).
  * - `R{m}`   a worker saw the room's state lost or replaced (a new epoch) in minute m: the room counts as
  *            full until every session admitted before the loss has expired.
  */
@@ -49,10 +50,11 @@ export interface WorkerReport {
   /** Field → amount to add. */
   deltas: Record<string, number>
   /**
-   * Deltas applied at most once per key, whatever the concurrency or the number of workers and processes:
-   * for each key absent from the location's counts, the key is set to 1 and its deltas added, in one atomic
-   * step with the rest of the report; a key already present is skipped. Keys are fields like any other
-   * (`x{m}.{ticketId}`), pruned with their minute.
+   * Deltas applied at most once per key in the whole ROOM, whatever the concurrency, the number of workers,
+   * processes and locations: each key is claimed in a room-wide registry (not a location's counts) in one
+   * atomic step with the rest of the report; a key claimed earlier by another report is skipped, and the
+   * claimant's deltas go to the reporting location. A claim is kept at least {@link onceRetentionMinutes} from
+   * the moment it was made, whatever minute the key's deltas name. Keys are not count fields (`x.{ticketId}`).
    */
   once?: Record<string, Record<string, number>>
 }
@@ -75,7 +77,20 @@ export const anywhereAdmittedField = (minute: number): string => `y${minute}`
 export const trafficField = (minute: number): string => `t${minute}`
 export const waitingField = (minute: number, bucketId: number): string => `w${minute}.${bucketId}`
 
+/** The marker of a ticket revoked in minute m (a count field, pruned with its minute). */
 export const revokedField = (minute: number, ticketId: string): string => `x${minute}.${ticketId}`
+/** The room-wide `once` key of a ticket's revocation: the ticket only, so every cookie of it has the same key. */
+export const revocationKey = (ticketId: string): string => `x.${ticketId}`
+/** The revocation key of a marker field (`x{m}.{id}` → `x.{id}`), undefined for other fields. */
+export const revocationKeyOfField = (field: string): string | undefined =>
+  field.charCodeAt(0) === 120 && field.charCodeAt(1) !== 46 ? `x${field.slice(field.indexOf('.'))}` : undefined
+/**
+ * How long a room-wide once claim is kept after it was made: the report's `keepMinutes` (session + history),
+ * plus two. A revoked ticket's cookie outlives its revocation by at most a session plus the staleness of the
+ * worker that last renewed it, so a second claim of the same key finds the first one as long as no worker
+ * decided from a snapshot older than the extra history (six minutes) — see the README's Known limits.
+ */
+export const onceRetentionMinutes = (keepMinutes: number): number => keepMinutes + 2
 export const lostStateField = (minute: number): string => `R${minute}`
 
 /** The minute a field belongs to (`w123.120` → 123). */
@@ -94,14 +109,42 @@ export function addCounts(counts: Record<string, number>, deltas: Record<string,
 }
 
 /**
- * Applies a report's `once` entries to `counts` in place: a key already present is skipped, an absent one is
- * set to 1 with its deltas added. The in-process form of the rule every adapter follows atomically.
+ * Applies a report's `once` entries to `counts` in place, each whose key `claim` grants (true: this report is
+ * the first in the room to claim it, or the same report again). The in-process form of the rule every
+ * adapter follows atomically; `claim` is the room-wide registry.
  */
-export function applyOnce(counts: Record<string, number>, once: WorkerReport['once']): void {
+export function applyOnce(counts: Record<string, number>, once: WorkerReport['once'], claim: (key: string) => boolean): void {
   if (!once) return
-  for (const key in once) {
-    if (counts[key] !== undefined) continue
-    addCounts(counts, { ...once[key], [key]: 1 })
+  for (const key in once) if (claim(key)) addCounts(counts, once[key]!)
+}
+
+/**
+ * A room's once registry in memory: key → [claiming report id, minute claimed]. A key is granted to the first
+ * report that claims it and to that report again (a retry), until it is pruned `retention` minutes after.
+ */
+export class OnceRegistry {
+  readonly #claims = new Map<string, { report: string; minute: number }>()
+  #prunedMinute = Number.NEGATIVE_INFINITY
+
+  claim(key: string, reportId: string, minute: number): boolean {
+    const held = this.#claims.get(key)
+    if (held) return held.report === reportId
+    this.#claims.set(key, { report: reportId, minute })
+    return true
+  }
+
+  /** Drops claims made before `oldestMinute` (insertion order is claim order, so it stops at the first kept one). */
+  prune(oldestMinute: number): void {
+    if (oldestMinute <= this.#prunedMinute) return
+    this.#prunedMinute = oldestMinute
+    for (const [key, held] of this.#claims) {
+      if (held.minute >= oldestMinute) break
+      this.#claims.delete(key)
+    }
+  }
+
+  get size(): number {
+    return this.#claims.size
   }
 }
 

@@ -12,8 +12,9 @@ import type { Coordinator } from './coordinator.ts'
 import { buildSnapshot, type Snapshot } from '../admission/snapshot.ts'
 import { SeenSet } from './seen-set.ts'
 import { withTimeout } from './timeout.ts'
-import { addCounts, applyOnce, lostStateField, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
-import { randomId } from '../ticket/ticket.ts'
+import { addCounts, applyOnce, lostStateField, revocationKeyOfField, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
+import { randomId, type Ticket } from '../ticket/ticket.ts'
+import { sessionEpoch } from './session-epoch.ts'
 
 export interface LinkOptions {
   roomId: string
@@ -31,6 +32,8 @@ export interface LinkOptions {
 
 /** A sync slower than this backs the report interval off (up to 8×), so a busy aggregator is not overrun. */
 const SLOW_SYNC_MS = 250
+/** Sessions a cold worker holds for judging against the first epoch it learns (one old ticket is enough). */
+const MAX_UNJUDGED = 16
 /** Minutes of history the room keeps beyond the session window (traffic reference, admissions average). */
 const EXTRA_HISTORY_MINUTES = 6
 
@@ -49,6 +52,8 @@ export class WorkerLink {
   #observedSeq = 0
   /** The room's epoch as last answered: a different one means the backend lost or replaced its state. */
   #epoch: RoomEpoch | undefined
+  /** Sessions served before the first epoch was known, judged when it is. */
+  #unjudged: { ticket: Ticket; location: string; now: number }[] = []
   #lostNotedMinute = Number.NaN
   /** Something changed that the snapshot must show before the next sync (a revocation, a lost state). */
   #dirty = false
@@ -95,6 +100,23 @@ export class WorkerLink {
   /** The room's epoch as last answered by the coordinator. */
   get epoch(): RoomEpoch | undefined {
     return this.#epoch
+  }
+
+  /**
+   * Which state a live session is counted in (session-epoch.ts): marks the loss when it is of a state that was
+   * lost or replaced, and answers whether it is outside the current state (so its renewal must not move it out).
+   * Before this worker's first sync, a tagged ticket is judged when the epoch arrives: the first old ticket a
+   * cold worker of a restarted fleet serves must count too.
+   */
+  judgeSession(ticket: Ticket, now: number, location: () => string): boolean {
+    const epoch = this.#epoch
+    if (epoch === undefined) {
+      if (ticket.epoch !== undefined && this.#unjudged.length < MAX_UNJUDGED) this.#unjudged.push({ ticket, location: location(), now })
+      return false
+    }
+    const { countedBefore, lost } = sessionEpoch(ticket, epoch)
+    if (lost) this.noteLostState(location(), now, epoch.startedAt)
+    return countedBefore
   }
 
   /**
@@ -226,6 +248,7 @@ export class WorkerLink {
       if (state?.epoch) {
         if (this.#epoch && state.epoch.id !== this.#epoch.id) this.noteLostState(location, now, state.epoch.startedAt)
         this.#epoch = state.epoch
+        for (const held of this.#unjudged.splice(0)) this.judgeSession(held.ticket, held.now, () => held.location)
       }
       this.#lastSyncAt = now
       this.#backoff = Date.now() - started > SLOW_SYNC_MS ? Math.min(8, this.#backoff * 2) : 1
@@ -260,10 +283,14 @@ export class WorkerLink {
     let state = this.#state
     if (this.#hasPending() || this.#unacknowledged.length > 0 || this.#observed.length > 0) {
       const locations = { ...state.locations }
+      // A once key the state already shows applied (its marker is there), or that an earlier report of this
+      // worker carries, is not shown twice: the coordinator claims each key once in the room.
+      let claimed: Set<string> | undefined // read from the state only when some report carries once keys
+      const claim = (key: string): boolean => !(claimed ??= onceKeysIn(state)).has(key) && Boolean(claimed.add(key))
       const own = (where: string, deltas: Record<string, number>, once?: WorkerReport['once']): void => {
         const counts = { ...(locations[where]?.counts ?? {}) }
         addCounts(counts, deltas)
-        applyOnce(counts, once)
+        applyOnce(counts, once, claim)
         locations[where] = { counts, updatedAt: locations[where]?.updatedAt ?? now }
       }
       for (const report of this.#unacknowledged) own(report.location, report.deltas, report.once)
@@ -274,4 +301,16 @@ export class WorkerLink {
     }
     this.#snapshot = buildSnapshot(state, now, this.options.sessionDurationMinutes, this.options.waitingWindowMinutes)
   }
+}
+
+/** The once keys whose markers a state holds: revocations the coordinator already applied. */
+function onceKeysIn(state: RoomState): Set<string> {
+  const keys = new Set<string>()
+  for (const name in state.locations) {
+    for (const field in state.locations[name]!.counts) {
+      const key = revocationKeyOfField(field)
+      if (key !== undefined) keys.add(key)
+    }
+  }
+  return keys
 }

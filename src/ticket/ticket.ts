@@ -30,6 +30,12 @@ export interface Ticket {
   refreshIntervalSeconds: number
   /** 1 once the user answered the room's challenge (src/challenge/): sealed here, so it is never asked again. */
   challenge?: 1 | undefined
+  /**
+   * Tag of the room epoch (the coordinator's stored state) the session is counted in, sealed at admission and
+   * renewal: a session of another epoch is not in this state (the backend lost or replaced it). Absent on
+   * queued tickets, on tickets sealed before any sync, and on tickets from older versions.
+   */
+  epoch?: string
 }
 
 export interface OpenedTicket {
@@ -61,7 +67,8 @@ function isTicket(value: unknown, roomId: string): value is Ticket {
     Number.isSafeInteger(t.lastCheckInTime) &&
     Number.isSafeInteger(t.refreshIntervalSeconds) &&
     (t.refreshIntervalSeconds as number) >= 0 &&
-    (t.challenge === undefined || t.challenge === 1)
+    (t.challenge === undefined || t.challenge === 1) &&
+    (t.epoch === undefined || (typeof t.epoch === 'string' && t.epoch.length <= 16))
   )
 }
 
@@ -73,7 +80,8 @@ export function ticketJson(t: Ticket): string {
   return (
     `{"roomId":${JSON.stringify(t.roomId)},"ticketId":${JSON.stringify(t.ticketId)},"bucketId":${t.bucketId},` +
     `"acceptedAt":${t.acceptedAt},"lastCheckInTime":${t.lastCheckInTime},"refreshIntervalSeconds":${t.refreshIntervalSeconds}` +
-    (t.challenge === 1 ? ',"challenge":1}' : '}')
+    (t.challenge === 1 ? ',"challenge":1' : '') +
+    (t.epoch === undefined ? '}' : `,"epoch":${JSON.stringify(t.epoch)}}`)
   )
 }
 

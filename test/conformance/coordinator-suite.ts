@@ -63,6 +63,18 @@ function report(
   return once ? { id, roomId, location, at, keepMinutes: 10, deltas, once } : { id, roomId, location, at, keepMinutes: 10, deltas }
 }
 
+/** A small deterministic generator (mulberry32): the suite runs under vitest, deno and bun alike. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
 export function coordinatorConformance(t: TestApi, harness: ConformanceHarness): void {
   const { describe, it, expect, beforeAll, afterAll } = t
   const steps = harness.syncsToPropagate ?? 1
@@ -236,20 +248,74 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
 
       it('applies a once key once, however many workers send it at the same time', async () => {
         const roomId = room('once')
-        const key = `x${BASE_MINUTE}.ticket-1`
+        const key = 'x.ticket-1'
+        const marker = `x${BASE_MINUTE}.ticket-1`
         await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [a]: 5 }))
         const second = await harness.reopen(coordinator) // another process on the same backend
         const sends = Array.from({ length: 20 }, (_, i) =>
-          (i % 2 ? second : coordinator).sync(report(roomId, 'SJC', BASE_MS + 1 + i, {}, undefined, { [key]: { [a]: -1 } })),
+          (i % 2 ? second : coordinator).sync(report(roomId, 'SJC', BASE_MS + 1 + i, {}, undefined, { [key]: { [a]: -1, [marker]: 1 } })),
         )
         await Promise.all(sends)
-        await second.sync(report(roomId, 'SJC', BASE_MS + 40, {}, undefined, { [key]: { [a]: -1 } }))
+        await second.sync(report(roomId, 'SJC', BASE_MS + 40, {}, undefined, { [key]: { [a]: -1, [marker]: 1 } }))
         const view = await propagate(coordinator, roomId, ['SJC'], BASE_MS + 50)
         expect(view.locations.SJC?.counts[a]).toBe(4)
-        expect(view.locations.SJC?.counts[key]).toBe(1)
+        expect(view.locations.SJC?.counts[marker]).toBe(1)
+        // The key is the registry's, not a count field of the location.
+        expect(view.locations.SJC?.counts[key]).toBeUndefined()
         // Another key is its own.
-        const after = await coordinator.sync(report(roomId, 'SJC', BASE_MS + 60, {}, undefined, { [`x${BASE_MINUTE}.ticket-2`]: { [a]: -1 } }))
+        const after = await coordinator.sync(report(roomId, 'SJC', BASE_MS + 60, {}, undefined, { ['x.ticket-2']: { [a]: -1 } }))
         expect(after.locations.SJC?.counts[a]).toBe(3)
+      }, 60_000)
+
+      it('claims a once key once in the whole room: generated keys sent from many locations and processes at once', async () => {
+        for (const seed of [1, 2, 3, 4]) {
+          const random = seeded(seed)
+          const roomId = room(`once-room-${seed}`)
+          const locations = ['SJC', 'LHR', 'DUB', 'NRT'].slice(0, 2 + Math.floor(random() * 3))
+          const coordinators = [coordinator, await harness.reopen(coordinator), await harness.reopen(coordinator)]
+          for (const location of locations) await coordinator.sync(report(roomId, location, BASE_MS, { [a]: 50 }))
+          const keys = Array.from({ length: 3 + Math.floor(random() * 6) }, (_, i) => `x.t${seed}-${i}`)
+          const sends: Promise<RoomState>[] = []
+          let at = BASE_MS + 10
+          for (const key of keys) {
+            const copies = 2 + Math.floor(random() * 7)
+            for (let c = 0; c < copies; c++) {
+              const location = locations[Math.floor(random() * locations.length)]!
+              const by = coordinators[Math.floor(random() * coordinators.length)]!
+              // The same ticket revoked through cookies counted in different minutes: the key is the ticket's alone.
+              const counted = BASE_MINUTE - Math.floor(random() * 3)
+              const once = { [key]: { [`a${counted}`]: -1, [`x${BASE_MINUTE}.${key.slice(2)}`]: 1 } }
+              sends.push(by.sync(report(roomId, location, at++, random() < 0.5 ? { [`t${BASE_MINUTE}`]: 1 } : {}, undefined, once)))
+            }
+          }
+          await Promise.all(sends)
+          const view = await propagate(coordinator, roomId, locations, at + 100)
+          let active = 0
+          let markers = 0
+          for (const name in view.locations) {
+            const counts = view.locations[name]!.counts
+            for (const field in counts) {
+              if (field.startsWith('a')) active += counts[field]!
+              if (field.startsWith('x')) markers += counts[field]!
+            }
+          }
+          expect(markers).toBe(keys.length)
+          expect(active).toBe(50 * locations.length - keys.length)
+        }
+      }, 120_000)
+
+      it('keeps a once claim for the retention whatever minute its deltas name: a second revocation minutes later adds nothing', async () => {
+        const roomId = room('once-later')
+        const key = 'x.long-session'
+        await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [a]: 2 }, undefined, { [key]: { [a]: -1 } }))
+        // Eight minutes on (the report keeps 10): the session was renewed into that minute and revoked again elsewhere.
+        const later = BASE_MS + 8 * 60_000
+        const laterActive = `a${BASE_MINUTE + 8}`
+        await coordinator.sync(report(roomId, 'LHR', later, { [laterActive]: 1 }))
+        await coordinator.sync(report(roomId, 'LHR', later + 1, {}, undefined, { [key]: { [laterActive]: -1 } }))
+        const view = await propagate(coordinator, roomId, ['SJC', 'LHR'], later + 100)
+        expect(view.locations.LHR?.counts[laterActive]).toBe(1)
+        expect(view.locations.SJC?.counts[a]).toBe(1)
       }, 60_000)
 
       it('answers the room epoch, the same on every sync and after a restart', async () => {

@@ -10,6 +10,7 @@
  * (better-sqlite3) and bun test.
  */
 import { chmodSync, existsSync, rmSync } from 'node:fs'
+import { markerPathOf } from '../epoch-marker.ts'
 import { dirname } from 'node:path'
 import type { TestApi } from '../../../test/conformance/coordinator-suite.ts'
 import type { WorkerReport } from '../../../src/coordination/state.ts'
@@ -88,6 +89,29 @@ export function fileSuite(t: TestApi, h: SqliteHarness): void {
       expect(after!.locations.host?.counts[`a${MINUTE}`]).toBeUndefined()
       expect(lines.length).toBe(1)
       expect(lines[0]!.includes(path) && lines[0]!.includes('deleted or replaced')).toBe(true)
+    })
+
+    it('a new process on a fresh file at a deleted one\'s path starts the room recovering; a new path, or the marker deleted too, does not', async () => {
+      const path = files.next()
+      const lost = `R${MINUTE}`
+      const first = coordinatorOn(path)
+      const old = await first.sync(report('marked', { [`a${MINUTE}`]: 3 }))
+      expect(old.locations.host?.counts[lost]).toBeUndefined()
+      first.close()
+      remove(path)
+      // Nothing old touches the new file: only the marker beside it tells the new process the room had sessions.
+      const second = coordinatorOn(path)
+      const fresh = await second.sync(report('marked'))
+      expect(fresh.epoch!.id === old.epoch!.id).toBe(false)
+      expect(fresh.locations.host?.counts[lost]).toBe(1)
+      expect((await second.sync(report('other-room'))).locations.host?.counts[lost]).toBeUndefined()
+      const unused = files.next()
+      expect((await coordinatorOn(unused).sync(report('marked'))).locations.host?.counts[lost]).toBeUndefined()
+      // A deliberate reset: the database and its marker deleted together.
+      second.close()
+      remove(path)
+      rmSync(markerPathOf(path))
+      expect((await coordinatorOn(path).sync(report('marked'))).locations.host?.counts[lost]).toBeUndefined()
     })
 
     it('a file deleted while another process starts a new one on the path: both processes end up on one file', async () => {

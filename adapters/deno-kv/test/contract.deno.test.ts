@@ -108,11 +108,13 @@ Deno.test('20 reports at once carrying one once key, over two connections and fo
     const isolates = handles.flatMap((kv) => [denoKvCoordinator(kv), denoKvCoordinator(kv)])
     await isolates[0]!.sync(report('fra', AT, { [a]: 100 }))
     for (let round = 0; round < 5; round++) {
-      const key = `x${MINUTE}.ticket-${round}`
-      const other = `x${MINUTE}.other-${round}`
+      // Room-wide keys name the ticket; the marker field (dated) travels in the entry's deltas.
+      const key = `x.ticket-${round}`
+      const other = `x.other-${round}`
+      const entry = { [a]: -1, [`x${MINUTE}.ticket-${round}`]: 1 }
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          isolates[i % 4]!.sync(report('fra', AT + i, { [`t${MINUTE}`]: 1 }, i % 2 ? { [key]: { [a]: -1 } } : { [key]: { [a]: -1 }, [other]: { [a]: -2 } })),
+          isolates[i % 4]!.sync(report('fra', AT + i, { [`t${MINUTE}`]: 1 }, i % 2 ? { [key]: entry } : { [key]: entry, [other]: { [a]: -2 } })),
         ),
       )
     }
@@ -128,8 +130,9 @@ Deno.test('20 reports at once carrying one once key, over two connections and fo
 
 Deno.test('a report with more once keys than a commit may check is split; each key applies once, after a failure too', async () => {
   using kv = await Deno.openKv(':memory:')
-  const keys = Array.from({ length: 150 }, (_, i) => `x${MINUTE}.t${String(i).padStart(3, '0')}`)
-  const once = Object.fromEntries(keys.map((key) => [key, { [a]: -1 }]))
+  const keys = Array.from({ length: 150 }, (_, i) => `x.t${String(i).padStart(3, '0')}`)
+  const marked = (key: string) => ({ [a]: -1, [`x${MINUTE}.${key.slice(2)}`]: 1 })
+  const once = Object.fromEntries(keys.map((key) => [key, marked(key)]))
   const big = report('fra', AT, { [a]: 1000 }, once)
   // The second of its two commits fails; the worker retries the same report.
   const flaky = watched(kv, 2)
@@ -137,7 +140,7 @@ Deno.test('a report with more once keys than a commit may check is split; each k
   const coordinator = denoKvCoordinator(kv)
   await coordinator.sync(big)
   // The same keys in another report, and ten new ones: only the new ten count.
-  const more = Object.fromEntries([...keys, ...Array.from({ length: 10 }, (_, i) => `x${MINUTE}.new${i}`)].map((key) => [key, { [a]: -1 }]))
+  const more = Object.fromEntries([...keys, ...Array.from({ length: 10 }, (_, i) => `x.new${i}`)].map((key) => [key, marked(key)]))
   const counts = (await coordinator.sync(report('fra', AT + 1, {}, more))).locations.fra!.counts
   expect(counts[a]).toBe(1000 - 160)
   expect(Object.keys(counts).filter((key) => key.startsWith('x')).length).toBe(160)
@@ -181,13 +184,14 @@ Deno.test('a file closed and opened again answers the same epoch, counters, coun
     const request: CounterRequest = { roomId: 'room', scope: 'fra', location: 'fra', minute: MINUTE, limit: 1, token: 'first' }
     let kv = await Deno.openKv(path)
     expect((await denoKvCoordinator(kv).increment(request)).taken).toBe(true)
-    const before = await denoKvCoordinator(kv).sync(report('fra', AT, {}, { [`x${MINUTE}.k`]: { [a]: -1 } }))
+    const once = { 'x.k': { [a]: -1, [`x${MINUTE}.k`]: 1 } }
+    const before = await denoKvCoordinator(kv).sync(report('fra', AT, {}, once))
     kv.close()
     kv = await Deno.openKv(path)
     const coordinator = denoKvCoordinator(kv)
     expect((await coordinator.increment(request)).repeat).toBe(true)
     expect((await coordinator.increment({ ...request, token: 'second' })).taken).toBe(false)
-    const after = await coordinator.sync(report('fra', AT + 1, {}, { [`x${MINUTE}.k`]: { [a]: -1 } }))
+    const after = await coordinator.sync(report('fra', AT + 1, {}, once))
     expect(after.epoch).toEqual(before.epoch)
     // The grant's a + 1 and the once key's a − 1 make 0 (left out); the key is not applied a second time.
     expect(after.locations.fra!.counts).toEqual({ [n]: 1, [`x${MINUTE}.k`]: 1 })

@@ -1,13 +1,15 @@
 /**
  * @module
  * Commands from the origin, after it answered. `Waiting-Room-Command: revoke` ends the session at once: its
- * place is freed — once per ticket, however many requests, workers or processes see the command, because the
- * decrement travels as a `once` delta keyed by the ticket and the minute its session is counted in — every
+ * place is freed — once per ticket, however many requests, workers, processes or locations see the command,
+ * and whichever cookie of the ticket (renewed or not) they carry, because the decrement travels as a `once`
+ * delta keyed by the ticket alone, which the coordinator claims room-wide — every
  * worker refuses the ticket from its next snapshot on, and the cookie is cleared. The header never reaches
  * the client (nor does Cloudflare's `Cf-Waiting-Room-Command`, obeyed in `compatibility: 'cloudflare'`).
  */
 import type { Context } from 'hono'
-import { activeField, revokedField } from '../../coordination/state.ts'
+import { activeField, revocationKey, revokedField } from '../../coordination/state.ts'
+import { minuteOf } from '../../clock.ts'
 import type { Room } from '../room.ts'
 
 const COMMAND_HEADER = 'waiting-room-command'
@@ -25,7 +27,8 @@ export function applyOriginCommand(room: Room, c: Context, ticketId: string, cou
   response.headers.delete(CF_COMMAND_HEADER)
   if (command?.trim().toLowerCase() === 'revoke') {
     const location = room.locationOf(c)
-    room.link.recordOnce(location, revokedField(countedMinute, ticketId), { [activeField(countedMinute)]: -1 })
+    // The marker is dated by the revocation, not the session: it stays as long as any cookie of the ticket may.
+    room.link.recordOnce(location, revocationKey(ticketId), { [activeField(countedMinute)]: -1, [revokedField(minuteOf(now), ticketId)]: 1 })
     room.report(c, location, now)
     room.metrics.revocations++
     response.headers.append('Set-Cookie', room.cookie(c, '', 0))

@@ -47,9 +47,8 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
   const { link } = room
   const minute = minuteOf(now)
   const lastMinute = minuteOf(ticket.lastCheckInTime)
-  const epoch = link.epoch
-  const countedBefore = epoch !== undefined && ticket.lastCheckInTime < epoch.startedAt
-  if (countedBefore && ticket.lastCheckInTime < epoch.startedAt - EPOCH_CLOCK_MARGIN_MS) link.noteLostState(room.locationOf(c), now, epoch.startedAt)
+  const countedBefore = link.judgeSession(ticket, now, () => room.locationOf(c))
+  if (link.epoch === undefined) room.report(c, room.locationOf(c), now) // a cold worker learns the epoch to judge it by
   if (lastMinute < minute && !s.disableSessionRenewal) {
     const location = room.locationOf(c)
     if (link.firstCheckIn(ticket.ticketId, minute)) {
@@ -67,6 +66,3 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
   else if (s.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
   return lastMinute
 }
-
-/** Worker clocks differ a little: a session this much older than the state's start may still be counted in it. */
-const EPOCH_CLOCK_MARGIN_MS = 5000
