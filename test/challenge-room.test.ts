@@ -206,6 +206,11 @@ describe('options and metrics', () => {
     expect(text).toContain(`waiting_room_challenge_solve_seconds_sum{room="${id}"} 1.5`)
     expect(text).toContain(`waiting_room_challenge_solve_seconds_count{room="${id}"} 1`)
     expect(text).toContain(`waiting_room_decisions_total{room="${id}",outcome="queued",reason="challenge"} 3`)
+    // The same outcomes, per minute, in the analytics history (its open extra counters).
+    const answer2 = await adminGet(room, `/analytics?from=${START}&to=${START + 5 * MINUTE}`)
+    const history = (await answer2.json()) as { totals: { extra: Record<string, number> } }
+    expect(answer2.status, JSON.stringify(history)).toBe(200)
+    expect(history.totals.extra).toEqual({ 'challenge.issued': 3, 'challenge.held': 3, 'challenge.solved': 1, 'challenge.replayed': 1, 'challenge.failed': 1 })
   })
 
   it('the admin preview shows the challenge (HTML and JSON) without counting or arming it; challenge=false hides it', async () => {

@@ -34,6 +34,14 @@ function worker(coordinator: Coordinator, clock: { now: number }, options: Waiti
   return { app, room, request }
 }
 
+/** Active users in the coordinator's stored state (the sum of every location's `a{m}` fields). */
+async function activeCount(coordinator: Coordinator, now: number): Promise<number> {
+  const state = await coordinator.sync({ id: `probe-${Math.random()}`, roomId: 'default', location: 'probe', at: now, keepMinutes: 10, deltas: {} })
+  let sum = 0
+  for (const { counts } of Object.values(state.locations)) for (const [field, n] of Object.entries(counts)) if (/^a\d+$/.test(field)) sum += n
+  return sum
+}
+
 describe('a revocation frees one place, however often it is sent (#14.2)', () => {
   it('20 concurrent revoking requests with one ticket, on two workers, free exactly one place', async () => {
     await fc.assert(
@@ -45,12 +53,16 @@ describe('a revocation frees one place, however often it is sent (#14.2)', () =>
         for (let i = 0; i < 3; i++) users.push(await fleet[i % workers]!.request())
         expect(users.every((u) => u.admitted)).toBe(true)
         // One admitted user fires `copies` revoking requests at once, spread over every worker.
+        // A copy a worker sees after the revocation is a new user; one admitted revokes its own new ticket too.
         await Promise.all(Array.from({ length: copies }, (_, i) => fleet[i % workers]!.request(users[0]!.cookie, { 'x-command': 'revoke' })))
         for (const w of fleet) await w.room.room.flush()
-        clock.now += 1000
+        // Exactly one place is free in the coordinator's count; it goes to a newcomer, or, under FIFO, to a copy
+        // that was queued (a worker that had seen the revocation) and checks in first: never to more than one.
+        expect(await activeCount(coordinator, clock.now)).toBe(2)
+        clock.now += 6000 // past the snapshot age: every worker sees the room as it is now
         const newcomers = []
         for (let i = 0; i < 10; i++) newcomers.push(await fleet[i % workers]!.request())
-        expect(newcomers.filter((n) => n.admitted).length).toBe(1)
+        expect(newcomers.filter((n) => n.admitted).length).toBeLessThanOrEqual(1)
       }),
       { numRuns: 15 },
     )

@@ -75,6 +75,8 @@ export async function checkChallenge(room: Room, c: Context, ticket: Ticket | un
       room.link.failed(error, now)
       verdict = { ok: false, reason: 'unavailable' }
     }
+    const outcome = verdict.ok ? 'solved' : verdict.reason === 'replayed' ? 'replayed' : 'failed'
+    room.history.count(now, room.locationOf(c), `challenge.${outcome}`) // the analytics' extra counters
     if (verdict.ok) {
       metrics.solved++
       if (verdict.issuedAt !== undefined) metrics.observeSolve((now - verdict.issuedAt) / 1000)
@@ -95,6 +97,7 @@ export async function challengeView(room: Room, c: Context, now: number): Promis
   const config = room.o.challenge!
   const fields = config.provider.issue ? await config.provider.issue(await environmentOf(room, c, now)) : {}
   room.metrics.challenge.issued++
+  room.history.count(now, room.locationOf(c), 'challenge.issued')
   const info = { ...fields, provider: config.name, mode: config.mode, header: CHALLENGE_HEADER }
   return { info, widget: (variables) => SUBMIT_SCRIPT + config.provider.widget({ ...variables, challenge: info }) }
 }
@@ -105,6 +108,7 @@ export async function challengeView(room: Room, c: Context, now: number): Promis
  */
 export async function heldResponse(room: Room, c: Context, s: EffectiveSettings, now: number): Promise<Response> {
   room.metrics.challenge.held++
+  room.history.count(now, room.locationOf(c), 'challenge.held')
   room.metrics.decisions.challenge++
   c.set('waitingRoom', { outcome: 'queued', reason: 'challenge' })
   const refresh = Math.max(room.o.refreshIntervalSeconds, HELD_REFRESH_SECONDS)

@@ -41,6 +41,9 @@ export function countingCoordinator(inner: Coordinator): Coordinator & { calls: 
       calls.sync!++
       return inner.sync(report)
     },
+    // History passes through uncounted (the analytics routes read it).
+    ...(inner.recordHistory && { recordHistory: inner.recordHistory.bind(inner) }),
+    ...(inner.readHistory && { readHistory: inner.readHistory.bind(inner) }),
   }
 }
 
