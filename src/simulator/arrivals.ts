@@ -42,3 +42,10 @@ export function perMinute(
   }
   return phases
 }
+
+/**
+ * Minutes one admission keeps a user counted as active, on average: the visit, then the session tail. A
+ * session ends S minutes after the last request, rounded up to its 5 s slice (2.5 s on average).
+ */
+export const minutesCounted = (visitSeconds: number, sessionDurationMinutes: number): number =>
+  visitSeconds / 60 + sessionDurationMinutes + 2.5 / 60
