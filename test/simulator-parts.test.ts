@@ -44,10 +44,9 @@ describe('simulator arrivals', () => {
 })
 
 describe('simulator ground truth', () => {
-  it('ends a session sessionDurationMinutes after the last request, rounded up to its 5 s slice', () => {
-    expect(sessionEnd(61_000, 1)).toBe(125_000)
+  it('ends a session with minute m + sessionDurationMinutes of the last request', () => {
+    expect(sessionEnd(61_000, 1)).toBe(180_000)
     expect(sessionEnd(119_999, 5)).toBe(420_000)
-    expect(sessionEnd(120_000, 5)).toBe(425_000)
   })
 })
 

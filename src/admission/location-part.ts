@@ -5,16 +5,11 @@
  * over its fields. Counts handed out by an aggregator are never changed in place (copy on write), so an
  * object and its `updatedAt` name one content.
  */
-import { ACTIVE_SLICE_MS, ACTIVE_SLICES_PER_MINUTE, fieldMinute } from '../coordination/state.ts'
+import { fieldMinute } from '../coordination/state.ts'
 
 /** The moment and windows a snapshot reads the fields in. */
 export interface Windows {
-  /** ms the snapshot is for. */
-  now: number
   minute: number
-  /** Absolute active slice of `now`: the part only changes when it does. */
-  slice: number
-  sessionMs: number
   activeFrom: number
   waitingFrom: number
   trafficMinute: number
@@ -49,20 +44,12 @@ const cache = new WeakMap<Record<string, number>, { key: string; part: LocationP
 
 /** The part of `counts` (last changed at `updatedAt`) in windows `w`, cached per counts object. */
 export function locationPart(counts: Record<string, number>, updatedAt: number, w: Windows): LocationPart {
-  const key = `${w.slice}|${w.sessionMs}|${w.waitingFrom}|${updatedAt}`
+  const key = `${w.minute}|${w.activeFrom}|${w.waitingFrom}|${updatedAt}`
   const hit = cache.get(counts)
   if (hit && hit.key === key) return hit.part
   const part = computePart(counts, w)
   cache.set(counts, { key, part })
   return part
-}
-
-/** True while an active-count field still counts at `w.now` (see state.ts for `a{m}` and `a{m}.{k}`). */
-function activeCounts(field: string, at: number, w: Windows): boolean {
-  const dot = field.indexOf('.')
-  if (dot === -1) return at >= w.activeFrom && at <= w.minute
-  const slice = at * ACTIVE_SLICES_PER_MINUTE + Number(field.slice(dot + 1))
-  return (slice + 1) * ACTIVE_SLICE_MS + w.sessionMs > w.now
 }
 
 function computePart(counts: Record<string, number>, w: Windows): LocationPart {
@@ -91,7 +78,7 @@ function computePart(counts: Record<string, number>, w: Windows): LocationPart {
     const at = fieldMinute(field)
     switch (field.charCodeAt(0)) {
       case 97: // a: active
-        if (activeCounts(field, at, w)) part.activeUsers += value
+        if (at >= w.activeFrom && at <= w.minute) part.activeUsers += value
         break
       case 110: // n: admissions
         taken(at, value, 0)

@@ -55,33 +55,15 @@ export function planMinute(snapshot: Snapshot, limits: Limits): MinutePlan {
 /**
  * A location that already took more of this minute than its allocation now gives it (an earlier snapshot
  * allowed more) leaves that much less to the Anywhere pool, so the parts still add up to the minute's slots.
- * And what the Anywhere pool already took stays taken: slots grow during the minute as sessions end, and
- * rounded-down shares can grow faster than the slots do (9 → 10 slots over five locations: 6 → 9 allocated),
- * so the locations' allocations leave room for it first.
  */
 function withoutOveruse(allocation: Allocation, snapshot: Snapshot, slots: number): Allocation {
-  const taken = snapshot.takenThisMinute
-  const locations = { ...allocation.locations }
   let reserved = 0
-  for (const name in locations) reserved += Math.max(locations[name]!, taken.locations[name] ?? 0)
-  for (const name in taken.locations) if (!(name in locations)) reserved += Math.max(0, taken.locations[name]!)
-  let over = reserved + Math.max(0, taken.anywhere) - slots
-  if (over > 0) {
-    // Trim the allocations with the most still unused first, never below what a location already took.
-    const names = Object.keys(locations).sort((x, y) => unused(locations, taken, y) - unused(locations, taken, x))
-    for (const name of names) {
-      const cut = Math.min(over, unused(locations, taken, name))
-      if (cut <= 0) break
-      locations[name]! -= cut
-      reserved -= cut
-      over -= cut
-    }
+  for (const name in allocation.locations) reserved += Math.max(allocation.locations[name]!, snapshot.takenThisMinute.locations[name] ?? 0)
+  for (const name in snapshot.takenThisMinute.locations) {
+    if (!(name in allocation.locations)) reserved += Math.max(0, snapshot.takenThisMinute.locations[name]!)
   }
-  return { locations, anywhere: Math.max(0, slots - reserved) }
+  return { locations: allocation.locations, anywhere: Math.max(0, slots - reserved) }
 }
-
-const unused = (locations: Record<string, number>, taken: Snapshot['takenThisMinute'], name: string): number =>
-  Math.max(0, locations[name]! - Math.max(0, taken.locations[name] ?? 0))
 
 /** The limits one user's counter calls use; `undefined` when the user's bucket is not yet eligible. */
 export interface CounterLimits {

@@ -2,8 +2,8 @@
  * @module
  * Turns the raw per-location counts into the snapshot a worker decides from. Pure: the clock is an argument.
  */
-import { minuteOf, MINUTE_MS } from '../clock.ts'
-import { activeSliceOf, type RoomState } from '../coordination/state.ts'
+import { minuteOf } from '../clock.ts'
+import type { RoomState } from '../coordination/state.ts'
 import { locationPart, type Windows } from './location-part.ts'
 
 /** Minutes a queued user stays in the waiting count after their last check-in (current + previous). */
@@ -35,8 +35,6 @@ export interface LocationSummary {
 export interface Snapshot {
   /** The minute this snapshot was computed for. */
   minute: number
-  /** The 5 s slice it was computed for: sessions end at slice boundaries, so the active count changes then. */
-  slice: number
   /** Users with a live session, all locations. Includes this minute's admissions. */
   activeUsers: number
   /** Admissions already made in `minute` (so slot math counts them once, not again as active). */
@@ -76,10 +74,7 @@ export function buildSnapshot(
 ): Snapshot {
   const minute = minuteOf(now)
   const w: Windows = {
-    now,
     minute,
-    slice: activeSliceOf(now),
-    sessionMs: sessionDurationMinutes * MINUTE_MS,
     activeFrom: sessionWindowStart(minute, sessionDurationMinutes),
     waitingFrom: minute - waitingWindow + 1,
     trafficMinute: minute - TRAFFIC_REFERENCE_AGE,
@@ -123,7 +118,6 @@ export function buildSnapshot(
   const minutesAveraged = minute - oldestAdmissionMinute
   return {
     minute,
-    slice: w.slice,
     activeUsers: Math.max(0, activeUsers),
     admittedThisMinute: Math.max(0, admittedThisMinute),
     takenLastMinute,

@@ -5,14 +5,9 @@
  * numbers — which every backend can do natively (HINCRBY, Deno KV `sum`, SQL `UPDATE … + ?`, a Map).
  *
  * Fields (m = minute number, b = bucket id, also a minute number):
- * - `a{m}.{k}` admitted users whose last check-in fell in slice k (0 … 11, 5 s each) of minute m. A session
- *            ends `sessionDurationMinutes` after the end of that slice (seed 001: "Session Duration minutes
- *            after the last check-in", to the next 5 s), so the count and the ticket expire at the same
- *            moment, spread over the minute instead of all at its boundary. A renewal (a check-in in a later
- *            slice) moves 1 from the old slice to the new one.
- * - `a{m}`   the same, for a grant: a counter counts an admission in its minute (`admissionDeltas`), and
- *            the admitting worker then moves it into its slice. Until then it counts through the end of
- *            minute m + sessionDurationMinutes: a little longer than the session, never shorter.
+ * - `a{m}`   admitted users whose last check-in fell in minute m. An admission adds 1 to the current
+ *            minute; a renewal moves 1 from the old minute to the new one. Active users = the sum over
+ *            the session window, so a session leaves the count exactly when its ticket expires.
  * - `n{m}`   admissions made in minute m (the allocation counted "once", the admissions average).
  * - `y{m}`   those of them granted by the Anywhere counter (so each counter's reported use is known).
  * - `t{m}`   users seen in minute m (admitted check-ins, admissions and queue check-ins): the traffic
@@ -75,21 +70,6 @@ export interface RoomEpoch {
 }
 
 export const activeField = (minute: number): string => `a${minute}`
-
-/** Active-count slices per minute: 5 s each, so sessions end spread over the minute, not in lockstep. */
-export const ACTIVE_SLICES_PER_MINUTE = 12
-export const ACTIVE_SLICE_MS = 60_000 / ACTIVE_SLICES_PER_MINUTE
-/** The absolute slice number of `ms` (ms since the epoch ÷ 5 s). */
-export const activeSliceOf = (ms: number): number => Math.floor(ms / ACTIVE_SLICE_MS)
-/** The field an admitted user whose last check-in was at `ms` is counted in: `a{m}.{k}`. */
-export const activeSliceField = (ms: number): string => {
-  const slice = activeSliceOf(ms)
-  const minute = Math.floor(slice / ACTIVE_SLICES_PER_MINUTE)
-  return `a${minute}.${slice - minute * ACTIVE_SLICES_PER_MINUTE}`
-}
-/** When a session whose last check-in was at `ms` ends: `sessionDurationMinutes` after the end of its slice. */
-export const sessionEndOf = (ms: number, sessionDurationMinutes: number): number =>
-  (activeSliceOf(ms) + 1) * ACTIVE_SLICE_MS + sessionDurationMinutes * 60_000
 export const admittedField = (minute: number): string => `n${minute}`
 export const anywhereAdmittedField = (minute: number): string => `y${minute}`
 export const trafficField = (minute: number): string => `t${minute}`

@@ -12,7 +12,7 @@ import type { Coordinator } from './coordinator.ts'
 import { buildSnapshot, type Snapshot } from '../admission/snapshot.ts'
 import { SeenSet } from './seen-set.ts'
 import { withTimeout } from './timeout.ts'
-import { activeSliceOf, addCounts, applyOnce, lostStateField, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
+import { addCounts, applyOnce, lostStateField, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 import { randomId } from '../ticket/ticket.ts'
 
 export interface LinkOptions {
@@ -128,9 +128,9 @@ export class WorkerLink {
     this.#rebuild(now)
   }
 
-  /** The snapshot for `now`, rebuilt when the 5 s slice turned (sessions end then); undefined before the first sync. */
+  /** The snapshot for `now`, rebuilt when the minute turned; undefined before the first sync. */
   snapshot(now: number): Snapshot | undefined {
-    if (this.#snapshot && (this.#dirty || this.#snapshot.slice !== activeSliceOf(now))) this.#rebuild(now)
+    if (this.#snapshot && (this.#dirty || this.#snapshot.minute !== minuteOf(now))) this.#rebuild(now)
     return this.#snapshot
   }
 

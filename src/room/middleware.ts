@@ -6,6 +6,7 @@
  *   coverage → settings → session (admitted: no coordinator call) → decide (slot or queue) → respond
  */
 import type { Env, MiddlewareHandler } from 'hono'
+import { minuteOf } from '../clock.ts'
 import type { WaitingRoomEnv, WaitingRoomMiddleware } from './decision.ts'
 import { resolveOptions, type ResolvedOptions, type WaitingRoomOptions } from './options.ts'
 import { decide } from './pipeline/decide.ts'
@@ -61,11 +62,11 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     // Session: an admitted user with a live ticket goes through with no coordinator call.
     const { ticket, stale } = await readTicket(room, c, now, s)
     if (ticket && ticket.acceptedAt > 0) {
-      const countedAt = await continueSession(room, c, ticket, stale, now, s)
+      const countedMinute = await continueSession(room, c, ticket, stale, now, s)
       metrics.decisions.session++
       c.set('waitingRoom', { outcome: 'admitted', reason: 'session', ticketId: ticket.ticketId, acceptedAt: ticket.acceptedAt })
       await next()
-      if (room.revokeEnabled) applyOriginCommand(room, c, ticket.ticketId, countedAt, now)
+      if (room.revokeEnabled) applyOriginCommand(room, c, ticket.ticketId, countedMinute, now)
       return
     }
 
@@ -78,7 +79,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       await room.setTicket(c, admitted, now, s)
       c.set('waitingRoom', { outcome: 'admitted', reason: decision.reason, ticketId, acceptedAt: now, bucketId })
       await next()
-      if (room.revokeEnabled) applyOriginCommand(room, c, ticketId, now, now)
+      if (room.revokeEnabled) applyOriginCommand(room, c, ticketId, minuteOf(now), now)
       return
     }
 

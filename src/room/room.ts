@@ -5,6 +5,7 @@
  * (`pipeline/`) is plain functions of `(room, c, …)`.
  */
 import type { Context } from 'hono'
+import { minuteOf, MINUTE_MS } from '../clock.ts'
 import { normalizeEvents } from '../admission/events.ts'
 import { defaultLocation } from '../admission/location.ts'
 import { planMinute, type MinutePlan } from '../admission/plan.ts'
@@ -12,7 +13,6 @@ import { SettingsSource, type EffectiveSettings } from '../admission/settings.ts
 import { waitingWindowMinutes, type Snapshot } from '../admission/snapshot.ts'
 import type { Coordinator } from '../coordination/coordinator.ts'
 import { memoryCoordinator } from '../coordination/memory.ts'
-import { sessionEndOf } from '../coordination/state.ts'
 import { WorkerLink } from '../coordination/worker-link.ts'
 import { isHttps, serializeCookie, type CookieAttributes } from '../ticket/cookie.ts'
 import { ticketSealerOf } from '../ticket/secret.ts'
@@ -93,14 +93,14 @@ export class Room {
   }
 
   /**
-   * A session ends `sessionDurationMinutes` after its last check-in, rounded up to the 5 s slice its count is
-   * kept in (`sessionEndOf`), so it leaves the count exactly when its ticket expires. A queued ticket is the
-   * user's place in line: it lives `queuePlaceKeptSeconds` (and at least three refresh intervals) after the
-   * last check-in, whatever the session length, so a closed tab or a slow refresh keeps the place.
+   * A session lasts through minute m + sessionDurationMinutes of its last check-in, so it leaves the count
+   * exactly then. A queued ticket is the user's place in line: it lives `queuePlaceKeptSeconds` (and at least
+   * three refresh intervals) after the last check-in, whatever the session length, so a closed tab or a slow
+   * refresh keeps the place.
    */
   sessionEndsAt(ticket: Ticket, s: EffectiveSettings): number {
     const from = ticket.acceptedAt > 0 && s.disableSessionRenewal ? ticket.acceptedAt : ticket.lastCheckInTime
-    const session = sessionEndOf(from, s.sessionDurationMinutes)
+    const session = (minuteOf(from) + s.sessionDurationMinutes + 1) * MINUTE_MS
     if (ticket.acceptedAt > 0) return session
     const kept = Math.max(this.o.queuePlaceKeptSeconds * 1000, QUEUED_TICKET_CHECK_INS * ticket.refreshIntervalSeconds * 1000)
     return Math.max(session, ticket.lastCheckInTime + kept)

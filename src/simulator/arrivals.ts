@@ -45,7 +45,7 @@ export function perMinute(
 
 /**
  * Minutes one admission keeps a user counted as active, on average: the visit, then the session tail. A
- * session ends S minutes after the last request, rounded up to its 5 s slice (2.5 s on average).
+ * session ends with minute m + S of the last request, so the tail is S minutes plus the rest of minute m.
  */
 export const minutesCounted = (visitSeconds: number, sessionDurationMinutes: number): number =>
-  visitSeconds / 60 + sessionDurationMinutes + 2.5 / 60
+  visitSeconds / 60 + sessionDurationMinutes + 0.5

@@ -16,7 +16,6 @@ import {
   type SeriesPoint,
 } from './metrics.ts'
 import type { RoomSpec } from './scenario.ts'
-import { ACTIVE_SLICE_MS } from '../coordination/state.ts'
 import { sessionEnd, type SimUser } from './users.ts'
 
 const MINUTE_MS = 60_000
@@ -57,9 +56,9 @@ export class GroundTruth {
     this.#row = emptyRow(minute, this.#room.totalActiveUsers, this.activeNow)
   }
 
-  /** Sessions whose end has come by `atMs` no longer count (ends fall on 5 s slice boundaries). */
+  /** Sessions whose end has come by `atMs` no longer count (ends fall on whole seconds). */
   expire(atMs: number): void {
-    for (; this.#expiredTo <= atMs; this.#expiredTo += ACTIVE_SLICE_MS) {
+    for (; this.#expiredTo <= atMs; this.#expiredTo += 1000) {
       const ending = this.#ends.get(this.#expiredTo)
       if (ending === undefined) continue
       this.activeNow -= ending

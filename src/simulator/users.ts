@@ -2,7 +2,6 @@
  * @module
  * Simulated users and what the simulator knows about them: the ground truth the core is measured against.
  */
-import { sessionEndOf } from '../coordination/state.ts'
 import type { Worker } from './fleet.ts'
 
 export interface SimUser {
@@ -46,12 +45,13 @@ export function newUser(id: number, location: string, arrivalMs: number, visitMs
 }
 
 /**
- * The documented session rule applied to what the simulator saw: a session ends `sessionDurationMinutes` after
- * the last request, rounded up to its 5 s slice (seed 001, `sessionEndOf`). The run starts on a minute
- * boundary, so times from the start line up with the core's slices.
+ * The documented session rule applied to what the simulator saw: an admitted user counts as active through
+ * minute m + sessionDurationMinutes, m being the minute of their last request. (A visiting user makes a
+ * request every minute, so their ticket is renewed in the minute of each last request.) The run starts on
+ * a minute boundary, so minutes from the start line up with the core's minutes.
  */
 export const sessionEnd = (lastRequestMs: number, sessionDurationMinutes: number): number =>
-  sessionEndOf(lastRequestMs, sessionDurationMinutes)
+  (Math.floor(lastRequestMs / 60_000) + sessionDurationMinutes + 1) * 60_000
 
 /**
  * Tickets a worker's sealer surely still remembers. `TicketSealer` keeps the last 20,000 tickets it sealed

@@ -11,7 +11,7 @@ import { fifoLimits, randomLimits, releasedFraction, type CounterLimits } from '
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
 import { admissionDeltas, ANYWHERE, takeSlot, type Coordinator, type SlotResult } from '../../coordination/coordinator.ts'
-import { activeField, activeSliceField, trafficField, waitingField } from '../../coordination/state.ts'
+import { activeField, trafficField, waitingField } from '../../coordination/state.ts'
 import { withTimeout } from '../../coordination/timeout.ts'
 import { randomId, type Ticket } from '../../ticket/ticket.ts'
 import type { DecisionReason } from '../decision.ts'
@@ -59,7 +59,7 @@ export async function decide(room: Room, c: Context, s: EffectiveSettings, ticke
   const asked = await askForSlot(room, s, coordinator, location, ticket, ticketId, now)
   const { result, reason, snapshot, bucketId } = asked
   if (result.admitted) {
-    recordAdmission(room, location, ticket, bucketId, now, ticketId, result)
+    recordAdmission(room, location, ticket, bucketId, minute, ticketId, result)
     room.report(c, location, now, coordinator)
     return { outcome: 'admitted', reason, ticketId, bucketId, snapshot, refresh: 0, newlyQueued: false }
   }
@@ -151,19 +151,15 @@ function counterWentBack(snapshot: Snapshot, location: string, result: SlotResul
  * makes, once per worker and minute. A slot granted by a counter was counted by the counter; this worker only
  * observes it until its next sync. An admission no counter granted (passthrough, fail-open) is recorded here.
  */
-function recordAdmission(room: Room, location: string, ticket: Ticket | undefined, bucketId: number, now: number, ticketId: string, result: SlotResult): void {
+function recordAdmission(room: Room, location: string, ticket: Ticket | undefined, bucketId: number, minute: number, ticketId: string, result: SlotResult): void {
   const { link } = room
-  const minute = minuteOf(now)
   if (!link.firstCheckIn(`admitted:${ticketId}`, minute)) return
   if (result.via === undefined) {
     // Not a counter's grant (passthrough, fail-open): active, but not a slot taken from any counter, so that
     // the slots seen taken never exceed what the counters gave (which is how a lost counter is noticed).
-    link.record(location, activeSliceField(now), 1)
+    link.record(location, activeField(minute), 1)
   } else if (!result.repeat) {
     link.observe(location, admissionDeltas({ roomId: room.o.roomId, location, scope: result.via === 'anywhere' ? ANYWHERE : location, minute, limit: 0, token: ticketId }))
-    // The counter counted the admission in its minute; it ends with the session's slice, not the minute's end.
-    link.record(location, activeField(minute), -1)
-    link.record(location, activeSliceField(now), 1)
   }
   if (link.firstCheckIn(ticketId, minute)) link.record(location, trafficField(minute), 1)
   const previous = ticket ? minuteOf(ticket.lastCheckInTime) : undefined

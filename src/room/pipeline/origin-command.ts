@@ -2,31 +2,25 @@
  * @module
  * Commands from the origin, after it answered. `Waiting-Room-Command: revoke` ends the session at once: its
  * place is freed — once per ticket, however many requests, workers or processes see the command, because the
- * decrement travels as a `once` delta keyed by the ticket and the minute its session is counted in (from the 5 s
- * slice it is counted in) — every
+ * decrement travels as a `once` delta keyed by the ticket and the minute its session is counted in — every
  * worker refuses the ticket from its next snapshot on, and the cookie is cleared. The header never reaches
  * the client.
  */
 import type { Context } from 'hono'
-import { activeSliceField, revokedField } from '../../coordination/state.ts'
-import { minuteOf } from '../../clock.ts'
+import { activeField, revokedField } from '../../coordination/state.ts'
 import type { Room } from '../room.ts'
 
 const COMMAND_HEADER = 'waiting-room-command'
 
 /** Only runs when the command is enabled (reading headers after `next()` has a cost on Node). */
-/**
- * `countedAt` is the check-in time the session is counted at (the admission, or the last renewal): its count is
- * in `activeSliceField(countedAt)`, and the once key names its minute.
- */
-export function applyOriginCommand(room: Room, c: Context, ticketId: string, countedAt: number, now: number): void {
+export function applyOriginCommand(room: Room, c: Context, ticketId: string, countedMinute: number, now: number): void {
   const command = c.res.headers.get(COMMAND_HEADER)
   if (command === null) return
   const response = new Response(c.res.body, c.res) // origin headers may be immutable (a fetch Response)
   response.headers.delete(COMMAND_HEADER)
   if (command.trim().toLowerCase() === 'revoke') {
     const location = room.locationOf(c)
-    room.link.recordOnce(location, revokedField(minuteOf(countedAt), ticketId), { [activeSliceField(countedAt)]: -1 })
+    room.link.recordOnce(location, revokedField(countedMinute, ticketId), { [activeField(countedMinute)]: -1 })
     room.report(c, location, now)
     room.metrics.revocations++
     response.headers.append('Set-Cookie', room.cookie(c, '', 0))

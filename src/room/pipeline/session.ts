@@ -7,7 +7,7 @@ import type { Context } from 'hono'
 import { minuteOf } from '../../clock.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
-import { activeSliceField, activeSliceOf, trafficField } from '../../coordination/state.ts'
+import { activeField, trafficField } from '../../coordination/state.ts'
 import { cookieHeaderOf, readCookie } from '../../ticket/cookie.ts'
 import type { Ticket } from '../../ticket/ticket.ts'
 import type { Room } from '../room.ts'
@@ -39,34 +39,32 @@ function revokedSnapshot(room: Room, c: Context, now: number): Snapshot | undefi
 }
 
 /**
- * An admitted user with a live session. A check-in in a later 5 s slice than the last one renews it: the count
- * moves to the new slice (once per worker and slice) and the cookie is rewritten, so the session ends
- * `sessionDurationMinutes` after this check-in. A session older than the room's stored state (a backend that
- * lost its state) tells every worker the active count is short. Returns the check-in time the session is now
- * counted at (its field is `activeSliceField` of it).
+ * An admitted user with a live session. Renewal moves their count to this minute (once per worker and minute)
+ * and rewrites the cookie; a session older than the room's stored state (a backend that lost its state) tells
+ * every worker the active count is short. Returns the minute the session is now counted in.
  */
 export async function continueSession(room: Room, c: Context, ticket: Ticket, stale: boolean, now: number, s: EffectiveSettings): Promise<number> {
   const { link } = room
   const minute = minuteOf(now)
+  const lastMinute = minuteOf(ticket.lastCheckInTime)
   const epoch = link.epoch
   const countedBefore = epoch !== undefined && ticket.lastCheckInTime < epoch.startedAt
   if (countedBefore && ticket.lastCheckInTime < epoch.startedAt - EPOCH_CLOCK_MARGIN_MS) link.noteLostState(room.locationOf(c), now, epoch.startedAt)
-  if (activeSliceOf(ticket.lastCheckInTime) < activeSliceOf(now) && !s.disableSessionRenewal) {
+  if (lastMinute < minute && !s.disableSessionRenewal) {
     const location = room.locationOf(c)
-    const field = activeSliceField(now)
-    if (link.firstCheckIn(`${ticket.ticketId}@${field}`, minute)) {
+    if (link.firstCheckIn(ticket.ticketId, minute)) {
       // A session counted before the stored state began is not in it: moving it out would under-count.
-      if (!countedBefore) link.record(location, activeSliceField(ticket.lastCheckInTime), -1)
-      link.record(location, field, 1)
+      if (!countedBefore) link.record(location, activeField(lastMinute), -1)
+      link.record(location, activeField(minute), 1)
+      link.record(location, trafficField(minute), 1)
       room.report(c, location, now)
     }
-    if (link.firstCheckIn(ticket.ticketId, minute)) link.record(location, trafficField(minute), 1)
     await room.setTicket(c, { ...ticket, lastCheckInTime: now }, now, s)
-    return now
+    return minute
   }
   if (stale) await room.setTicket(c, ticket, now, s)
-  else if (link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
-  return ticket.lastCheckInTime
+  else if (s.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
+  return lastMinute
 }
 
 /** Worker clocks differ a little: a session this much older than the state's start may still be counted in it. */
