@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
-import { waitingRoom, type WaitingRoomDecision, type WaitingRoomEnv, type WaitingRoomOptions } from '../src/room/middleware.ts'
+import { waitingRoom, type WaitingRoomDecision, type WaitingRoomEnv } from '../src/room/middleware.ts'
+import type { WaitingRoomOptions } from '../src/room/options.ts'
 import { memoryCoordinator } from '../src/coordination/memory.ts'
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0)
