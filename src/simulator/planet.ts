@@ -70,6 +70,18 @@ export function scaleScenario(scenario: Scenario, users: number): Scenario {
     ...scenario,
     description: `${scenario.description} (scaled to ${users} users)`,
     room: { ...scenario.room, totalActiveUsers: scale(scenario.room.totalActiveUsers), newUsersPerMinute: scale(scenario.room.newUsersPerMinute) },
-    arrivals: scenario.arrivals.map((phase) => ({ ...phase, users: Math.round(phase.users * factor) })),
+    arrivals: scaledCounts(scenario.arrivals, factor),
   }
+}
+
+/** Each phase's users × factor, rounded cumulatively: the total is exact however many phases round to zero. */
+function scaledCounts(phases: Scenario['arrivals'], factor: number): Scenario['arrivals'] {
+  let before = 0
+  let given = 0
+  return phases.map((phase) => {
+    before += phase.users
+    const users = Math.round(before * factor) - given
+    given += users
+    return { ...phase, users }
+  })
 }
