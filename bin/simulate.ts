@@ -15,6 +15,7 @@ import {
   renderCharts,
   resultJson,
   runSimulation,
+  scaleScenario,
   SCENARIOS,
   type Scenario,
 } from '../src/simulator/index.ts'
@@ -32,6 +33,7 @@ Flags:
   --config <file>     a scenario as JSON: locations, workers, room limits, arrivals, lagMs, visit, minutes, seed
   --out <dir>         where charts and results are written (default: sim-results)
   --seed <text>       overrides the scenario's seed
+  --users <n>         scales the scenario to n users (arrivals and both limits by the same factor)
   --quiet             print only the summary, not the per-minute table
   --help              this text
 
@@ -47,7 +49,7 @@ const consoleIo: SimulateIo = { out: (text) => console.log(text), err: (text) =>
 
 class UsageError extends Error {}
 
-async function scenariosFrom(values: { scenario?: string; config?: string; seed?: string }): Promise<Scenario[]> {
+async function scenariosFrom(values: { scenario?: string; config?: string; seed?: string; users?: string }): Promise<Scenario[]> {
   if (values.scenario !== undefined && values.config !== undefined) throw new UsageError('give --scenario or --config, not both')
   let scenarios: Scenario[]
   if (values.config !== undefined) {
@@ -72,6 +74,11 @@ async function scenariosFrom(values: { scenario?: string; config?: string; seed?
       return make()
     })
   }
+  if (values.users !== undefined) {
+    const users = Number(values.users)
+    if (!Number.isSafeInteger(users) || users < 1) throw new UsageError(`--users must be a whole number of at least 1 (got '${values.users}')`)
+    scenarios = scenarios.map((s) => scaleScenario(s, users))
+  }
   return values.seed === undefined ? scenarios : scenarios.map((s) => ({ ...s, seed: values.seed! }))
 }
 
@@ -87,6 +94,7 @@ export async function runSimulate(argv: string[], io: SimulateIo = consoleIo): P
         config: { type: 'string' },
         out: { type: 'string' },
         seed: { type: 'string' },
+        users: { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },

@@ -71,4 +71,23 @@ describe('hono-waiting-room simulate', () => {
     expect(await runSimulate(['--config', bad], invalid.io)).toBe(2)
     expect(invalid.err.join('')).toContain('minutes')
   })
+
+  it('scales a built-in scenario with --users, reports the issue-15 measures, and refuses a bad count', async () => {
+    const { io, out, err } = capture()
+    expect(await runSimulate(['--scenario', 'ramp', '--users', '120', '--quiet', '--out', join(dir, 'scaled')], io)).toBe(0)
+    expect(err).toEqual([])
+    const json = JSON.parse(await readFile(join(dir, 'scaled', 'ramp.json'), 'utf8'))
+    expect(json.users.arrivalMs.length).toBe(120)
+    expect(json.summary.totalActiveUsers).toBeLessThan(200)
+    expect(json.summary.overtakes).toHaveProperty('oneMinutePercent')
+    expect(json.summary.utilisation).toHaveProperty('samples')
+    expect(out.join('\n')).toMatch(/fifo order +admissions overtaking a user ≥ 1 min older/)
+    const wait = await readFile(join(dir, 'scaled', 'ramp-wait.svg'), 'utf8')
+    expect(wait).toContain('still waiting at the end')
+    for (const bad of ['0', '-5', '1.5', 'many']) {
+      const refused = capture()
+      expect(await runSimulate(['--scenario', 'ramp', '--users', bad], refused.io), bad).toBe(2)
+      expect(refused.err.join('')).toContain('--users')
+    }
+  }, 120_000)
 })

@@ -40,4 +40,11 @@ describe('simulator: seed 002, FIFO against random queueing', () => {
   it('random: waits of users who arrived in the same minute spread wider than under FIFO', () => {
     expect(random.summary.wait.spreadWithinArrivalMinute).toBeGreaterThan(fifo.summary.wait.spreadWithinArrivalMinute)
   })
+
+  it('counts far more admissions overtaking an older user under random queueing than under FIFO (issue 15 measure)', () => {
+    expect(random.summary.overtakes.oneMinutePercent).toBeGreaterThan(20)
+    expect(random.summary.overtakes.oneMinutePercent).toBeGreaterThan(3 * fifo.summary.overtakes.oneMinutePercent)
+    // Users wait throughout both runs: utilisation is measured while they do.
+    expect(fifo.summary.utilisation.samples).toBeGreaterThan(0)
+  })
 })

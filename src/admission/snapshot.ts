@@ -3,7 +3,8 @@
  * Turns the raw per-location counts into the snapshot a worker decides from. Pure: the clock is an argument.
  */
 import { minuteOf } from '../clock.ts'
-import { fieldMinute, type RoomState } from '../coordination/state.ts'
+import type { RoomState } from '../coordination/state.ts'
+import { locationPart, type Windows } from './location-part.ts'
 
 /** Minutes a queued user stays in the waiting count after their last check-in (current + previous). */
 export const WAITING_WINDOW_MINUTES = 2
@@ -16,8 +17,6 @@ export const waitingWindowMinutes = (refreshIntervalSeconds: number): number =>
   Math.max(WAITING_WINDOW_MINUTES, Math.ceil((refreshIntervalSeconds * 1.1 + 1) / 60) + 1)
 /** Traffic shares come from the minute before last: complete, so it no longer changes (seeds 000, 001). */
 export const TRAFFIC_REFERENCE_AGE = 2
-/** Minutes past the session window a revocation marker still refuses its ticket (the link keeps 6 of history). */
-const REVOKED_MARGIN_MINUTES = 5
 /** Admissions are averaged over this many completed minutes for wait estimates. */
 export const ADMISSIONS_AVERAGE_MINUTES = 5
 
@@ -67,80 +66,6 @@ export interface Snapshot {
 export const sessionWindowStart = (minute: number, sessionDurationMinutes: number): number =>
   minute - sessionDurationMinutes
 
-/** The minutes a snapshot reads each kind of field in. */
-interface Windows {
-  minute: number
-  activeFrom: number
-  waitingFrom: number
-  trafficMinute: number
-  averageFrom: number
-}
-
-/** What the fields of every location add up to while a snapshot is built. */
-class Totals {
-  admissionsInAverage = 0
-  oldestAdmissionMinute: number
-  readonly waitingByBucket = new Map<number, number>()
-  readonly traffic: Record<string, number> = {}
-  readonly takenLastMinute = { locations: {} as Record<string, number>, anywhere: 0 }
-  readonly takenThisMinute = { locations: {} as Record<string, number>, anywhere: 0 }
-  readonly revoked = new Set<string>()
-  recovering = false
-  readonly w: Windows
-
-  constructor(w: Windows) {
-    this.w = w
-    this.oldestAdmissionMinute = w.minute
-  }
-
-  /** Adds `value` to the counter use of `name` (or Anywhere) in the minute it belongs to, if one of the two. */
-  taken(at: number, name: string, local: number, anywhere: number): void {
-    const into = at === this.w.minute ? this.takenThisMinute : at === this.w.minute - 1 ? this.takenLastMinute : undefined
-    if (!into) return
-    into.locations[name] = (into.locations[name] ?? 0) + local
-    into.anywhere += anywhere
-  }
-
-  /** One field of location `name` (see state.ts for the fields). */
-  add(name: string, summary: LocationSummary, field: string, value: number): void {
-    const { w } = this
-    const at = fieldMinute(field)
-    switch (field.charCodeAt(0)) {
-      case 97: // a: active
-        if (at >= w.activeFrom && at <= w.minute) summary.activeUsers += value
-        break
-      case 110: // n: admissions
-        this.taken(at, name, value, 0)
-        if (at === w.minute) summary.admittedThisMinute += value
-        else if (at >= w.averageFrom && at < w.minute) {
-          this.admissionsInAverage += value
-          if (at < this.oldestAdmissionMinute) this.oldestAdmissionMinute = at
-        }
-        break
-      case 121: // y: admissions through the Anywhere counter, which are not the location counter's
-        this.taken(at, name, -value, value)
-        break
-      case 116: // t: traffic
-        if (at === w.trafficMinute) this.traffic[name] = (this.traffic[name] ?? 0) + value
-        break
-      case 119: // w: waiting
-        if (at >= w.waitingFrom && at <= w.minute) {
-          const bucketId = Number(field.slice(field.indexOf('.') + 1))
-          this.waitingByBucket.set(bucketId, (this.waitingByBucket.get(bucketId) ?? 0) + value)
-          summary.waitingUsers += value
-        }
-        break
-      case 120: // x: revoked ticket, marked in the minute of its revocation; kept a little past the session, so a
-        // cookie a stale worker renewed after the revocation is still refused (pruning bounds the set)
-        if (at >= w.activeFrom - REVOKED_MARGIN_MINUTES && value > 0) this.revoked.add(field.slice(field.indexOf('.') + 1))
-        break
-      case 82: // R: state lost in minute `at`; sessions counted before it last through at + sessionDuration
-        if (at >= w.activeFrom - 1 && value > 0) this.recovering = true
-        break
-    }
-  }
-}
-
 export function buildSnapshot(
   state: RoomState,
   now: number,
@@ -148,45 +73,62 @@ export function buildSnapshot(
   waitingWindow = WAITING_WINDOW_MINUTES,
 ): Snapshot {
   const minute = minuteOf(now)
-  const totals = new Totals({
+  const w: Windows = {
     minute,
     activeFrom: sessionWindowStart(minute, sessionDurationMinutes),
     waitingFrom: minute - waitingWindow + 1,
     trafficMinute: minute - TRAFFIC_REFERENCE_AGE,
     averageFrom: minute - ADMISSIONS_AVERAGE_MINUTES,
-  })
+  }
   let activeUsers = 0
   let admittedThisMinute = 0
   let waitingUsers = 0
+  let admissionsInAverage = 0
+  let oldestAdmissionMinute = minute
+  let recovering = false
   const locations: Record<string, LocationSummary> = {}
+  const traffic: Record<string, number> = {}
+  const takenLastMinute = { locations: {} as Record<string, number>, anywhere: 0 }
+  const takenThisMinute = { locations: {} as Record<string, number>, anywhere: 0 }
+  const waitingByBucket = new Map<number, number>()
+  const revoked = new Set<string>()
   for (const name in state.locations) {
-    const counts = state.locations[name]!.counts
-    const summary: LocationSummary = { activeUsers: 0, waitingUsers: 0, admittedThisMinute: 0 }
-    for (const field in counts) totals.add(name, summary, field, counts[field]!)
-    activeUsers += summary.activeUsers
-    admittedThisMinute += summary.admittedThisMinute
-    waitingUsers += summary.waitingUsers
-    locations[name] = summary
+    const location = state.locations[name]!
+    const part = locationPart(location.counts, location.updatedAt, w)
+    activeUsers += part.activeUsers
+    admittedThisMinute += part.admittedThisMinute
+    waitingUsers += part.waitingUsers
+    locations[name] = { activeUsers: part.activeUsers, waitingUsers: part.waitingUsers, admittedThisMinute: part.admittedThisMinute }
+    if (part.traffic !== undefined) traffic[name] = part.traffic
+    if (part.takenThis.seen) takenThisMinute.locations[name] = part.takenThis.local
+    takenThisMinute.anywhere += part.takenThis.anywhere
+    if (part.takenLast.seen) takenLastMinute.locations[name] = part.takenLast.local
+    takenLastMinute.anywhere += part.takenLast.anywhere
+    for (const [bucketId, waiting] of part.waitingByBucket) waitingByBucket.set(bucketId, (waitingByBucket.get(bucketId) ?? 0) + waiting)
+    for (const id of part.revoked) revoked.add(id)
+    recovering ||= part.recovering
+    admissionsInAverage += part.admissionsInAverage
+    oldestAdmissionMinute = Math.min(oldestAdmissionMinute, part.oldestAdmissionMinute)
   }
 
   const buckets: Bucket[] = []
-  for (const [bucketId, waiting] of totals.waitingByBucket) if (waiting > 0) buckets.push({ bucketId, waiting })
+  for (const [bucketId, waiting] of waitingByBucket) if (waiting > 0) buckets.push({ bucketId, waiting })
   buckets.sort((x, y) => x.bucketId - y.bucketId)
   // Average over the minutes the room has existed, up to five: a young room is not diluted by empty history.
-  const minutesAveraged = minute - totals.oldestAdmissionMinute
+  const minutesAveraged = minute - oldestAdmissionMinute
   return {
     minute,
     activeUsers: Math.max(0, activeUsers),
     admittedThisMinute: Math.max(0, admittedThisMinute),
-    takenLastMinute: totals.takenLastMinute,
-    takenThisMinute: totals.takenThisMinute,
+    takenLastMinute,
+    takenThisMinute,
     buckets,
     waitingUsers: Math.max(0, waitingUsers),
-    traffic: totals.traffic,
-    admissionsPerMinute: minutesAveraged > 0 ? totals.admissionsInAverage / minutesAveraged : 0,
+    traffic,
+    admissionsPerMinute: minutesAveraged > 0 ? admissionsInAverage / minutesAveraged : 0,
     locations,
-    revoked: totals.revoked,
-    recovering: totals.recovering,
+    revoked,
+    recovering,
     stateAt: state.at,
   }
 }

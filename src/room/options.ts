@@ -62,6 +62,12 @@ export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions
   jsonResponseEnabled?: boolean | undefined
   /** Seconds between a queued user's check-ins (5–300), jittered per check-in. Default 20. */
   refreshIntervalSeconds?: number | undefined
+  /**
+   * Seconds a queued user keeps their place after their last check-in (60–86400), whatever the session length:
+   * closing the tab for a minute must not send anyone to the back of the line. Never less than three refresh
+   * intervals. Default 300.
+   */
+  queuePlaceKeptSeconds?: number | undefined
   cookie?: CookieOptions | undefined
   /**
    * Ticket keys, at least 32 characters each; the first seals, all open (rotation: put the new key first).
@@ -129,6 +135,7 @@ const optionsSchema = z
     queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)], { error: 'expected 200, 202 or 429' }).optional(),
     jsonResponseEnabled: z.boolean().optional(),
     refreshIntervalSeconds: z.number().int().min(5).max(300).optional(),
+    queuePlaceKeptSeconds: z.number().int().min(60).max(86_400).optional(),
     cookie: cookieSchema.optional(),
     secret: z
       .union([z.string().min(32, 'at least 32 characters'), z.array(z.string().min(32, 'at least 32 characters')).min(1)])
@@ -196,6 +203,7 @@ export interface ResolvedOptions<E extends Env = Env> extends RoomSettings {
   roomId: string
   jsonResponseEnabled: boolean
   refreshIntervalSeconds: number
+  queuePlaceKeptSeconds: number
   cookieName: string
   sameSite: SameSite
   secure: SecureMode
@@ -237,6 +245,7 @@ export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {})
     queueingStatusCode: options.queueingStatusCode ?? 200,
     jsonResponseEnabled: options.jsonResponseEnabled ?? false,
     refreshIntervalSeconds: options.refreshIntervalSeconds ?? 20,
+    queuePlaceKeptSeconds: options.queuePlaceKeptSeconds ?? 300,
     cookieName: cookieNameOf(options),
     sameSite: options.cookie?.sameSite ?? 'auto',
     secure: options.cookie?.secure ?? 'auto',

@@ -122,14 +122,16 @@ export class Room implements RegisteredRoom {
 
   /**
    * A session lasts through minute m + sessionDurationMinutes of its last check-in, so it leaves the count
-   * exactly then. A queued ticket is the user's place in line: it outlives the refresh interval (and a missed
-   * check-in or two) whatever the session length, or a slow refresh sends the user to the back.
+   * exactly then. A queued ticket is the user's place in line: it lives `queuePlaceKeptSeconds` (and at least
+   * three refresh intervals) after the last check-in, whatever the session length, so a closed tab or a slow
+   * refresh keeps the place.
    */
   sessionEndsAt(ticket: Ticket, s: EffectiveSettings): number {
     const from = ticket.acceptedAt > 0 && s.disableSessionRenewal ? ticket.acceptedAt : ticket.lastCheckInTime
     const session = (minuteOf(from) + s.sessionDurationMinutes + 1) * MINUTE_MS
     if (ticket.acceptedAt > 0) return session
-    return Math.max(session, ticket.lastCheckInTime + QUEUED_TICKET_CHECK_INS * ticket.refreshIntervalSeconds * 1000)
+    const kept = Math.max(this.o.queuePlaceKeptSeconds * 1000, QUEUED_TICKET_CHECK_INS * ticket.refreshIntervalSeconds * 1000)
+    return Math.max(session, ticket.lastCheckInTime + kept)
   }
 
   live(ticket: Ticket, now: number, s: EffectiveSettings): boolean {

@@ -42,3 +42,10 @@ export function perMinute(
   }
   return phases
 }
+
+/**
+ * Minutes one admission keeps a user counted as active, on average: the visit, then the session tail. A
+ * session ends with minute m + S of the last request, so the tail is S minutes plus the rest of minute m.
+ */
+export const minutesCounted = (visitSeconds: number, sessionDurationMinutes: number): number =>
+  visitSeconds / 60 + sessionDurationMinutes + 0.5

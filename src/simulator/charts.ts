@@ -1,10 +1,12 @@
 /**
  * @module
  * The three charts of a run, as SVG text: active users against the limit, queue length, and wait time by
- * arrival time (a scatter plot, one dot per admitted user, as in seed 002's experiment).
+ * arrival time (a scatter plot, one dot per user as in seed 002's experiment, those still waiting at the end
+ * drawn at the wait they had so far).
  */
 import type { SimulationResult } from './run.ts'
-import { renderChart } from './svg.ts'
+import type { UserOutcome } from './summary.ts'
+import { renderChart, type ChartSeries } from './svg.ts'
 
 const MINUTE_MS = 60_000
 /** A scatter plot beyond this many dots is thinned evenly (every k-th user), to keep the file small. */
@@ -37,17 +39,24 @@ export function renderCharts(result: SimulationResult): Charts {
     series: [{ name: 'users waiting', color: '#ff7f0e', kind: 'line', points: series.map((p) => [minutes(p.atMs), p.queue]) }],
   })
   const admitted = users.filter((u) => u.admittedMs !== undefined)
-  const step = Math.max(1, Math.ceil(admitted.length / MAX_DOTS))
-  const dots: [number, number][] = []
-  for (let i = 0; i < admitted.length; i += step) {
-    const user = admitted[i]!
-    dots.push([minutes(user.arrivalMs), minutes(user.admittedMs! - user.arrivalMs)])
-  }
+  const waiting = users.filter((u) => u.admittedMs === undefined)
   const wait = renderChart({
     title: `${scenario.name}: wait time by arrival (${scenario.room.queueingMethod})`,
     xLabel: 'arrival (minutes)',
-    yLabel: 'wait until admitted (minutes)',
-    series: [{ name: step > 1 ? `admitted users (1 in ${step})` : 'admitted users', color: '#2ca02c', kind: 'dots', points: dots }],
+    yLabel: 'wait (minutes)',
+    series: [
+      dotsOf('admitted users: wait until admitted', '#2ca02c', admitted, (u) => u.admittedMs! - u.arrivalMs),
+      // Left out, the longest waits would vanish from the chart: drawn at the wait they had when the run ended.
+      dotsOf('still waiting at the end: wait so far', '#d62728', waiting, (u) => end * MINUTE_MS - u.arrivalMs),
+    ],
   })
   return { active, queue, wait }
+}
+
+/** One dot per user (every k-th beyond `MAX_DOTS`): arrival against `waitMs`, in minutes. */
+function dotsOf(name: string, color: string, users: readonly UserOutcome[], waitMs: (u: UserOutcome) => number): ChartSeries {
+  const step = Math.max(1, Math.ceil(users.length / MAX_DOTS))
+  const points: [number, number][] = []
+  for (let i = 0; i < users.length; i += step) points.push([users[i]!.arrivalMs / MINUTE_MS, waitMs(users[i]!) / MINUTE_MS])
+  return { name: step > 1 ? `${name} (1 in ${step})` : `${name} (${users.length})`, color, kind: 'dots', points }
 }

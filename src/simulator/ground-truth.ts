@@ -30,13 +30,16 @@ export class GroundTruth {
   readonly prematureExamples: PrematureExample[] = []
   /** Ground truth at the first queueing decision. */
   firstQueue: { atMs: number; activeUsers: number } | undefined
-  /** Users with a live session now. Sessions end on minute boundaries only, so within a minute this only grows. */
+  /** Users with a live session now. */
   activeNow = 0
   /** Users waiting now. */
   queueLength = 0
   readonly #room: RoomSpec
-  readonly #admitted: SimUser[] = []
-  readonly #everAdmitted = new Set<SimUser>()
+  /** Utilisation (active ÷ totalActiveUsers, %) sampled while users waited and the limit was binding. */
+  readonly utilisationSamples: number[] = []
+  /** Session end (ms) → users whose session ends then. */
+  readonly #ends = new Map<number, number>()
+  #expiredTo = 0
   #row: MinuteRow
 
   constructor(room: RoomSpec) {
@@ -48,12 +51,19 @@ export class GroundTruth {
     return this.#row.minute
   }
 
-  /** Begins minute `minute`: sessions whose end has come no longer count. */
+  /** Begins minute `minute` (call `expire` first: sessions that ended by its start no longer count). */
   startMinute(minute: number): void {
-    const startMs = minute * MINUTE_MS
-    this.activeNow = 0
-    for (const user of this.#admitted) if (user.sessionEndMs > startMs) this.activeNow++
     this.#row = emptyRow(minute, this.#room.totalActiveUsers, this.activeNow)
+  }
+
+  /** Sessions whose end has come by `atMs` no longer count (ends fall on whole seconds). */
+  expire(atMs: number): void {
+    for (; this.#expiredTo <= atMs; this.#expiredTo += 1000) {
+      const ending = this.#ends.get(this.#expiredTo)
+      if (ending === undefined) continue
+      this.activeNow -= ending
+      this.#ends.delete(this.#expiredTo)
+    }
   }
 
   /** Ends the current minute; `coreMinute` names its counters (epoch minutes). */
@@ -72,6 +82,10 @@ export class GroundTruth {
 
   sample(atMs: number): void {
     this.series.push({ atMs, active: this.activeNow, queue: this.queueLength })
+    // Utilisation while anyone waits, where totalActiveUsers is what keeps them waiting.
+    if (this.queueLength > 0 && this.#row.admitted < this.#room.newUsersPerMinute) {
+      this.utilisationSamples.push((100 * this.activeNow) / this.#room.totalActiveUsers)
+    }
   }
 
   arrived(): void {
@@ -80,22 +94,21 @@ export class GroundTruth {
 
   /** An admitted response: an admission, or a request of a user already visiting. */
   admitted(user: SimUser, decision: WaitingRoomDecision, atMs: number): void {
+    const wasActive = user.sessionEndMs > atMs
     if (user.state !== 'visiting') {
       if (decision.reason !== 'slot') this.anomalies.unexpected++
       if (user.state === 'queued') this.queueLength--
       user.state = 'visiting'
       user.admittedMs = atMs
       this.#row.admitted++
-      if (user.sessionEndMs <= atMs) this.activeNow++
-      this.#row.active = Math.max(this.#row.active, this.activeNow)
-      if (!this.#everAdmitted.has(user)) {
-        this.#everAdmitted.add(user)
-        this.#admitted.push(user)
-      }
     } else if (decision.reason !== 'session') {
       this.anomalies.lostSessions++
     }
+    if (wasActive) this.#ends.set(user.sessionEndMs, this.#ends.get(user.sessionEndMs)! - 1)
+    else this.activeNow++
+    this.#row.active = Math.max(this.#row.active, this.activeNow)
     user.sessionEndMs = sessionEnd(atMs, this.#room.sessionDurationMinutes)
+    this.#ends.set(user.sessionEndMs, (this.#ends.get(user.sessionEndMs) ?? 0) + 1)
   }
 
   /** A queued response. Returns true when it was a queueing decision (not a too-early check-in). */

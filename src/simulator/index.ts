@@ -14,6 +14,7 @@
 export { runSimulation, SIMULATION_START, type RunOptions, type SimulationResult } from './run.ts'
 export { parseScenario, type Scenario, type ScenarioInput, type ArrivalPhase, type LocationSpec, type RoomSpec, type VisitSpec } from './scenario.ts'
 export { SCENARIOS, rampScenario, spikeScenario, shiftScenario, seed002Scenario, type ScenarioName } from './scenarios.ts'
+export { planetScenario, scaleScenario, paretoShares, type PlanetShape } from './planet.ts'
 export { formatTable, formatSummary, resultJson } from './report.ts'
 export { renderCharts, type Charts } from './charts.ts'
 export type { MinuteRow, SeriesPoint, PrematureCause, PrematureExample, Anomalies } from './metrics.ts'

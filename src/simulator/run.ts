@@ -115,6 +115,7 @@ export async function runSimulation(scenario: Scenario, options: RunOptions = {}
   for (let step = 0; step < steps; step++) {
     const atMs = step * tickMs
     const minute = Math.floor(atMs / MINUTE_MS)
+    truth.expire(atMs)
     if (minute !== truth.minute) {
       truth.closeMinute(fleet.counters, coreMinute(truth.minute))
       truth.startMinute(minute)
@@ -182,6 +183,6 @@ function resultOf(scenario: Scenario, users: SimUser[], truth: GroundTruth): Sim
     queueDecisions: user.queueDecisions,
   }))
   const { rows, series, prematureCauses, prematureExamples, anomalies } = truth
-  const summary = summarize(scenario, rows, outcomes, truth.firstQueue, prematureCauses)
+  const summary = summarize(scenario, rows, outcomes, truth.firstQueue, prematureCauses, truth.utilisationSamples)
   return { scenario, rows, series, users: outcomes, prematureCauses, prematureExamples, anomalies, summary }
 }

@@ -5,7 +5,8 @@
  * that set its size (so tests can scale a population down and keep the shape) and then plain scenario
  * overrides.
  */
-import { perMinute } from './arrivals.ts'
+import { minutesCounted, perMinute } from './arrivals.ts'
+import { planetScenario } from './planet.ts'
 import { parseScenario, type ArrivalPhase, type LocationSpec, type Scenario, type ScenarioInput } from './scenario.ts'
 
 /** Five locations with unequal shares of the traffic (a CDN's view of one site). */
@@ -19,12 +20,7 @@ const FIVE_LOCATIONS: readonly { name: string; share: number }[] = [
 
 const fiveLocations = (workers: number): LocationSpec[] => FIVE_LOCATIONS.map(({ name }) => ({ name, workers }))
 
-/**
- * Minutes one admission keeps a user counted as active, on average: the visit, then the session tail. A
- * session ends with minute m + S of the last request, so the tail is S minutes plus the rest of minute m.
- */
-export const minutesCounted = (visitSeconds: number, sessionDurationMinutes: number): number =>
-  visitSeconds / 60 + sessionDurationMinutes + 0.5
+export { minutesCounted }
 
 type Overrides = Partial<ScenarioInput>
 
@@ -202,6 +198,7 @@ export function seed002Scenario(queueingMethod: 'fifo' | 'random', shape: Seed00
 
 export const SCENARIOS = {
   ramp: () => rampScenario(),
+  planet: () => planetScenario(),
   spike: () => spikeScenario(),
   shift: () => shiftScenario(),
   'seed002-fifo': () => seed002Scenario('fifo'),

@@ -6,6 +6,7 @@
  */
 import type { MinuteRow, PrematureCause } from './metrics.ts'
 import type { Scenario } from './scenario.ts'
+import { overtakes, utilisation, type Overtakes, type Utilisation } from './fairness.ts'
 import { quantile, round, spearman } from './stats.ts'
 
 export interface UserOutcome {
@@ -49,6 +50,10 @@ export interface Summary {
   prematureCauses: Record<PrematureCause, number>
   /** Sum of `idleSlots` over the minutes: capacity left unused while users were being queued. */
   idleSlots: number
+  /** FIFO order: admissions made while a user ≥ 1 (≥ 2) minutes older was left waiting (fairness.ts). */
+  overtakes: Overtakes
+  /** How full the room was while anyone waited and totalActiveUsers was the binding limit. */
+  utilisation: Utilisation
   wait: WaitFigures
 }
 
@@ -61,6 +66,7 @@ export function summarize(
   users: readonly UserOutcome[],
   firstQueue: { atMs: number; activeUsers: number } | undefined,
   prematureCauses: Record<PrematureCause, number>,
+  utilisationSamples: readonly number[] = [],
 ): Summary {
   const { totalActiveUsers, newUsersPerMinute } = scenario.room
   const maxActive = Math.max(0, ...rows.map((r) => r.active))
@@ -88,6 +94,8 @@ export function summarize(
     premature: rows.reduce((sum, r) => sum + r.premature, 0),
     prematureCauses,
     idleSlots: rows.reduce((sum, r) => sum + r.idleSlots, 0),
+    overtakes: overtakes(users, scenario.room.refreshIntervalSeconds * 1000),
+    utilisation: utilisation(utilisationSamples),
     wait: waitFigures(admitted),
   }
 }
