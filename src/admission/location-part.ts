@@ -80,8 +80,9 @@ function computePart(counts: Record<string, number>, w: Windows): LocationPart {
     const value = counts[field]!
     const at = fieldMinute(field)
     switch (field.charCodeAt(0)) {
-      case 97: // a: active
-        if (at >= w.activeFrom && at <= w.minute) part.activeUsers += value
+      case 97: // a: active. A minute after this one is a worker whose clock runs ahead: its sessions are live
+        // too, so a worker behind it must not hand their places out again (no upper bound)
+        if (at >= w.activeFrom) part.activeUsers += value
         break
       case 110: // n: admissions
         taken(at, value, 0)
