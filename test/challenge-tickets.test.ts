@@ -141,3 +141,31 @@ describe("onFail 'log'", () => {
     }
   })
 })
+
+describe('a solved ticket is a bearer cookie (README "Bots")', () => {
+  it('copies of one solved ticket share one place: admitted together, counted as one active user', async () => {
+    const clock = { now: START }
+    const co = memoryCoordinator()
+    const opts = { roomId: rid('clone'), jsonResponseEnabled: true, totalActiveUsers: 1, sessionDurationMinutes: 1, refreshIntervalSeconds: 20, challenge: { provider: proofOfWork({ difficulty: 4 }), when: 'always' as const } }
+    const w1 = worker(co, clock, opts)
+    const w2 = worker(co, clock, opts)
+    const solve = async () => solveChallenge(JSON.parse((await w1.request(undefined, { headers: J })).body).waitingRoom.challenge.challenge)
+    expect((await w1.request(undefined, { headers: { [CHALLENGE_HEADER]: await solve() } })).admitted).toBe(true)
+    const queued = await w1.request(undefined, { headers: { [CHALLENGE_HEADER]: await solve() } })
+    expect(queued.admitted).toBe(false)
+    let admitted = 0
+    let cookie = queued.cookie!
+    for (let step = 0; step < 12 && admitted === 0; step++) {
+      clock.now += 20_000
+      const copies = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? w1 : w2).request(cookie, { headers: J, noSettle: true })))
+      admitted = copies.filter((r) => r.admitted).length
+      for (const r of copies) expect(r.body, 'a copy is never asked again').not.toContain('"challenge":{')
+      cookie = copies.find((r) => r.res.headers.get('set-cookie'))?.cookie ?? cookie
+    }
+    expect(admitted).toBeGreaterThan(0)
+    await settle()
+    clock.now += 10_000
+    const status = await w1.status()
+    expect(status.estimatedTotalActiveUsers, JSON.stringify(status)).toBe(1)
+  })
+})

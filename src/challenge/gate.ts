@@ -6,7 +6,8 @@
  * - an answer in the {@link CHALLENGE_HEADER} header is verified; a good one puts the claim in the ticket
  *   this response seals, so the user is never asked again;
  * - anyone else is unverified: with `onFail: 'infinite-queue'` they are held — answered with the ordinary
- *   queue page and a challenge, counted nowhere — unless (`when: 'queueing'`) a free place lets them in;
+ *   queue page and a challenge, counted nowhere — unless (`when: 'queueing'`, no ticket yet) a place the
+ *   counters grant lets them in (never fail-open: decide.ts);
  *   with `onFail: 'log'` they are let on as usual, logged and counted in the metrics.
  */
 import type { Context } from 'hono'
