@@ -52,7 +52,7 @@ describe('challenge during a coordinator outage', () => {
         const answer = solveChallenge(await challengeOf(w))
         b.setDown(true)
         clock.now += 1000
-        for (const headers of [{}, { [CHALLENGE_HEADER]: 'junk' }, J]) {
+        for (const headers of [{}, { [CHALLENGE_HEADER]: 'junk' }, J] as Record<string, string>[]) {
           const bot = await w.request(undefined, { headers })
           expect(bot.admitted, `bot ${JSON.stringify(headers)}`).toBe(false)
           expect(bot.cookie, 'a held client gets no ticket').toBeUndefined()
@@ -107,7 +107,7 @@ describe('challenge during a coordinator outage', () => {
             clock.now += step.dt
             const w = workers[step.worker]!
             const answer = step.kind === 'replay' ? answers[0]! : answers[i]!
-            const headers = step.kind === 'bot' ? {} : step.kind === 'junk' ? { [CHALLENGE_HEADER]: 'pw1:junk' } : { [CHALLENGE_HEADER]: answer }
+            const headers: Record<string, string> = step.kind === 'bot' ? {} : step.kind === 'junk' ? { [CHALLENGE_HEADER]: 'pw1:junk' } : { [CHALLENGE_HEADER]: answer }
             const r = await w.request(undefined, { headers })
             if (step.kind === 'bot' || step.kind === 'junk') {
               expect(r.admitted).toBe(false)
