@@ -34,7 +34,7 @@ export interface TurnstileOptions {
    * The hostname(s) a token must have been solved on (siteverify's `hostname`; Cloudflare recommends checking
    * it, so a token farmed on another site is refused). Default: the hostname of the request being answered —
    * the page the widget ran on. Set it when a proxy in front rewrites the Host the room sees, or to `false`
-   * to skip the check (Turnstile's test secret keys answer `example.com`).
+   * to skip the check (Turnstile's dummy test keys report a hostname of their own).
    */
   hostname?: string | readonly string[] | false | undefined
   /** `fetch` to call siteverify with. Default the global one. */
