@@ -24,13 +24,13 @@ export function challengeOf(given: Record<string, Given>): ChallengeOptions | un
     return undefined
   }
   const match = /^proof-of-work(?::(\d+))?$/.exec(text)
-  if (!match) throw new UsageError(`invalid ${challenge!.source} ${challenge!.raw}: proof-of-work, proof-of-work:<difficulty 1-32> or none`)
+  if (!match) throw new UsageError(`invalid ${challenge!.source} ${challenge!.raw}: proof-of-work, proof-of-work:<difficulty 1-24> or none`)
   let provider
   try {
     provider = proofOfWork(match[1] === undefined ? {} : { difficulty: Number(match[1]) })
   } catch (error) {
     if (!(error instanceof WaitingRoomError)) throw error
-    throw new UsageError(`invalid ${challenge!.source} ${challenge!.raw}: the difficulty is an integer from 1 to 32 (leading zero bits)`)
+    throw new UsageError(`invalid ${challenge!.source} ${challenge!.raw}: the difficulty is an integer from 1 to 24 (leading zero bits)`)
   }
   const onFail = oneOf(fail, FAIL_MODES)
   const whenValue = oneOf(when, WHEN)

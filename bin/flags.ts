@@ -83,7 +83,7 @@ export const FLAGS: readonly Flag[] = [
     env: ['WR_CHALLENGE'],
     kind: 'string',
     defaultText: 'none',
-    help: 'a challenge before a place in line: proof-of-work, proof-of-work:<difficulty 1-32> (default 16) or none',
+    help: 'a challenge before a place in line: proof-of-work, proof-of-work:<difficulty 1-24> (default 16) or none',
   },
   { name: 'challenge-fail', value: '<mode>', env: ['WR_CHALLENGE_FAIL'], kind: 'string', defaultText: 'infinite-queue', help: 'a client that fails or skips the challenge: infinite-queue (held, counted nowhere) or log (admitted, counted)' },
   { name: 'challenge-when', value: '<when>', env: ['WR_CHALLENGE_WHEN'], kind: 'string', defaultText: 'queueing', help: 'queueing (only users the room would queue answer) or always (before the first admission too)' },

@@ -157,9 +157,9 @@ describe('proofOfWork()', () => {
   })
 
   it('throws at build time naming the bad field and its range', () => {
-    expect(() => proofOfWork({ difficulty: 0 })).toThrow(/difficulty: an integer from 1 to 32/)
-    expect(() => proofOfWork({ difficulty: 33 })).toThrow(/difficulty/)
-    expect(() => proofOfWork({ difficulty: 16, maxDifficulty: 12 })).toThrow(/maxDifficulty: an integer from 16 to 32/)
+    expect(() => proofOfWork({ difficulty: 0 })).toThrow(/difficulty: an integer from 1 to 24/)
+    expect(() => proofOfWork({ difficulty: 25 })).toThrow(/difficulty/)
+    expect(() => proofOfWork({ difficulty: 16, maxDifficulty: 12 })).toThrow(/maxDifficulty: an integer from 16 to 24/)
     expect(() => proofOfWork({ ttlSeconds: 600 })).toThrow(/ttlSeconds: an integer from 10 to 120/)
     expect(() => proofOfWork({ difficulty: 1.5 })).toThrow(/difficulty/)
   })

@@ -59,7 +59,7 @@ function send(path: string, headers: string[]): Promise<{ status: number; header
 }
 
 /** Names the proxy rewrites by design (or that change how the message is framed): never generated. */
-const NOT_GENERATED = /^(host|connection|keep-alive|transfer-encoding|upgrade|te|trailers?|content-length|expect|forwarded|x-forwarded-.*|waiting-room-command|proxy-.*)$/i
+const NOT_GENERATED = /^(host|connection|keep-alive|transfer-encoding|upgrade|te|trailers?|content-length|expect|forwarded|x-forwarded-.*|waiting-room-command|waiting-room-challenge|proxy-.*)$/i
 const COMMON = ['Accept', 'accept-encoding', 'Accept-Language', 'User-Agent', 'cookie', 'Cache-Control', 'If-None-Match', 'Sec-Fetch-Mode', 'Authorization', 'Referer', 'X-Request-Id']
 
 const headerName = fc

@@ -6,7 +6,8 @@
  * - an answer in the {@link CHALLENGE_HEADER} header is verified; a good one puts the claim in the ticket
  *   this response seals, so the user is never asked again;
  * - anyone else is unverified: with `onFail: 'infinite-queue'` they are held — answered with the ordinary
- *   queue page and a challenge, counted nowhere — unless (`when: 'queueing'`) a free place lets them in;
+ *   queue page and a challenge, counted nowhere — unless (`when: 'queueing'`, no ticket yet) a place the
+ *   counters grant lets them in (never fail-open: decide.ts);
  *   with `onFail: 'log'` they are let on as usual, logged and counted in the metrics.
  */
 import type { Context } from 'hono'
@@ -18,7 +19,9 @@ import { queueResponse } from '../room/pipeline/respond.ts'
 import type { Room } from '../room/room.ts'
 import type { Ticket } from '../ticket/ticket.ts'
 import type { TicketSealer } from '../ticket/ticket.ts'
+import { platformAddress } from '../rules/facts.ts'
 import { deriveChallengeKey } from './crypto.ts'
+import { LocalClaims } from './local-claims.ts'
 import { CHALLENGE_HEADER, type ChallengeEnvironment, type ChallengeFailure, type ChallengeVerdict } from './provider.ts'
 import { SUBMIT_SCRIPT } from './solver.ts'
 
@@ -38,6 +41,8 @@ export interface ChallengeState {
 
 const PASSED: ChallengeState = { passed: true, held: false }
 const keys = new WeakMap<TicketSealer, Promise<Uint8Array>>()
+/** Each room's (this worker's) memory of accepted challenge ids, for when the coordinator is down. */
+const localClaims = new WeakMap<Room, LocalClaims>()
 
 /** What providers are given for this request. */
 export async function environmentOf(room: Room, c: Context, now: number): Promise<ChallengeEnvironment> {
@@ -46,14 +51,28 @@ export async function environmentOf(room: Room, c: Context, now: number): Promis
   if (!key) keys.set(sealer, (key = deriveChallengeKey(sealer.secret)))
   const coordinator = room.coordinatorOf(c)
   const { roomId } = room.o
+  let local = localClaims.get(room)
+  if (!local) localClaims.set(room, (local = new LocalClaims()))
   return {
     roomId,
     now,
     waitingUsers: room.link.snapshot(now)?.waitingUsers ?? 0,
     key: await key,
+    // The room's own view of the client's address (the `clientIp` option, the proxy's conclusion under its
+    // trust policy, CF-Connecting-IP on Workers, the socket's peer), never a header any client can write.
+    clientIp: room.o.clientIp ? room.o.clientIp(c) : platformAddress(c),
     async claimOnce(id, issuedAt) {
       const request = { roomId, scope: CHALLENGE_SCOPE, minute: minuteOf(issuedAt), limit: 1e9, token: id }
-      const result = await withTimeout(coordinator.increment(request), room.o.coordinatorTimeoutMs, coordinator.name)
+      let result
+      try {
+        result = await withTimeout(coordinator.increment(request), room.o.coordinatorTimeoutMs, coordinator.name)
+      } catch (error) {
+        // Coordinator unreachable: refuse replays on this worker only (local-claims.ts) rather than lock out
+        // every honest answer for the outage.
+        room.link.failed(error, now)
+        return local.claim(id, issuedAt, now)
+      }
+      local.claim(id, issuedAt, now) // remembered here too, for a replay once the coordinator is down
       return result.taken && !result.repeat
     },
   }
@@ -119,13 +138,15 @@ export async function heldResponse(room: Room, c: Context, s: EffectiveSettings,
   return queueResponse(room, c, s, view, now)
 }
 
-let lastLogAt = Number.NEGATIVE_INFINITY
-let unlogged = 0
+/** Each room's log throttle: one room's failures never hide (or get counted in) another's line. */
+const logState = new WeakMap<Room, { lastLogAt: number; unlogged: number }>()
 
 function logFailure(room: Room, reason: ChallengeFailure, now: number): void {
-  unlogged++
-  if (now - lastLogAt < LOG_INTERVAL_MS) return
-  console.warn(`[hono-waiting-room] room ${room.o.roomId}: ${unlogged} challenge answer(s) refused (last: ${reason}); onFail 'log' let them on`)
-  lastLogAt = now
-  unlogged = 0
+  let state = logState.get(room)
+  if (!state) logState.set(room, (state = { lastLogAt: Number.NEGATIVE_INFINITY, unlogged: 0 }))
+  state.unlogged++
+  if (now - state.lastLogAt < LOG_INTERVAL_MS) return
+  console.warn(`[hono-waiting-room] room ${room.o.roomId}: ${state.unlogged} challenge answer(s) refused (last: ${reason}); onFail 'log' let them on`)
+  state.lastLogAt = now
+  state.unlogged = 0
 }

@@ -24,8 +24,14 @@ export interface ChallengeEnvironment {
   /** HMAC key derived from the room's secret (never the ticket key). */
   key: Uint8Array
   /**
+   * The client's address as the room concludes it (the `clientIp` option, the proxy's trusted conclusion,
+   * CF-Connecting-IP on Workers, the socket's peer); undefined when unknown. Never a client-written header.
+   */
+  clientIp?: string | undefined
+  /**
    * Claims `id` once: true the first time, false for any later claim on any worker sharing the coordinator
    * (the coordinator's counters are idempotent by token). `issuedAt` picks the minute counter it lives in.
+   * While the coordinator cannot be reached, replays are refused per worker only (src/challenge/local-claims.ts).
    */
   claimOnce(id: string, issuedAt: number): Promise<boolean>
 }

@@ -2,8 +2,9 @@
  * @module
  * `turnstile()`: Cloudflare Turnstile. The widget goes on the queue page; its token is checked with the
  * `siteverify` API as documented (https://developers.cloudflare.com/turnstile/get-started/server-side-validation/):
- * a form POST of `secret`, `response`, `remoteip` and `idempotency_key`, answered with JSON whose `success`
- * says whether the token is valid (tokens are single use and live 300 s: siteverify refuses a replay itself).
+ * a form POST of `secret`, `response`, `remoteip` (the room's own conclusion about the client's address) and
+ * `idempotency_key`, answered with JSON whose `success` says whether the token is valid and whose `hostname`
+ * must be one this room serves (tokens are single use and live 300 s: siteverify refuses a replay itself).
  * A call that fails or times out is `unavailable`: `onError` says whether that lets the user by or counts as a
  * failure (the room's `onFail` then applies).
  */
@@ -29,6 +30,13 @@ export interface TurnstileOptions {
   onError?: 'fail' | 'pass' | undefined
   /** When set, a token whose `action` differs is refused. Default none. */
   action?: string | undefined
+  /**
+   * The hostname(s) a token must have been solved on (siteverify's `hostname`; Cloudflare recommends checking
+   * it, so a token farmed on another site is refused). Default: the hostname of the request being answered —
+   * the page the widget ran on. Set it when a proxy in front rewrites the Host the room sees, or to `false`
+   * to skip the check (Turnstile's dummy test keys report a hostname of their own).
+   */
+  hostname?: string | readonly string[] | false | undefined
   /** `fetch` to call siteverify with. Default the global one. */
   fetch?: typeof fetch | undefined
 }
@@ -36,11 +44,22 @@ export interface TurnstileOptions {
 interface SiteverifyAnswer {
   success?: unknown
   action?: unknown
+  hostname?: unknown
 }
 
-/** The client's address as the edge or proxy states it (siteverify's optional `remoteip`). */
-function remoteIpOf(c: Context): string | undefined {
-  return (c.req.header('cf-connecting-ip') ?? c.req.header('x-forwarded-for')?.split(',')[0]?.trim()) || undefined
+/** The hostnames a token may come from, for this request (lower case; undefined: no check). */
+function hostnamesFor(option: TurnstileOptions['hostname'], c: Context): readonly string[] | undefined {
+  if (option === false) return undefined
+  if (option === undefined) return [new URL(c.req.url).hostname.toLowerCase()]
+  return typeof option === 'string' ? [option.toLowerCase()] : option.map((name) => name.toLowerCase())
+}
+
+function checkHostnameOption(option: unknown): void {
+  if (option === undefined || option === false) return
+  const names = typeof option === 'string' ? [option] : option
+  if (!Array.isArray(names) || names.length === 0 || !names.every((name) => typeof name === 'string' && /^[a-z0-9.-]+$/i.test(name))) {
+    throw new WaitingRoomError('ERR_WR_OPTIONS', 'invalid option challenge.provider hostname: a hostname, a non-empty list of hostnames, or false')
+  }
 }
 
 export function turnstile(options: TurnstileOptions): ChallengeProvider {
@@ -56,6 +75,7 @@ export function turnstile(options: TurnstileOptions): ChallengeProvider {
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 60_000) {
     throw new WaitingRoomError('ERR_WR_OPTIONS', 'invalid option challenge.provider timeoutMs: an integer from 1 to 60000')
   }
+  checkHostnameOption(options.hostname)
   const unavailable: ChallengeVerdict = options.onError === 'pass' ? { ok: true } : { ok: false, reason: 'unavailable' }
   const call = options.fetch ?? ((input, init) => fetch(input, init))
   return {
@@ -67,11 +87,11 @@ export function turnstile(options: TurnstileOptions): ChallengeProvider {
         `${options.action ? ` data-action="${escapeHtml(options.action)}"` : ''}></div><script src="${SCRIPT_URL}" async defer></script>`
       )
     },
-    async verify(c, token) {
+    async verify(c, token, env) {
       if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed' }
       const form = new URLSearchParams({ secret: options.secretKey, response: token, idempotency_key: crypto.randomUUID() })
-      const ip = remoteIpOf(c)
-      if (ip) form.set('remoteip', ip)
+      // The room's conclusion about the client (never X-Forwarded-For as a client wrote it).
+      if (env?.clientIp) form.set('remoteip', env.clientIp)
       let answer: SiteverifyAnswer
       try {
         const response = await call(url, { method: 'POST', body: form, signal: AbortSignal.timeout(timeoutMs) })
@@ -82,6 +102,8 @@ export function turnstile(options: TurnstileOptions): ChallengeProvider {
       }
       if (answer?.success !== true) return { ok: false, reason: 'refused' }
       if (options.action !== undefined && answer.action !== options.action) return { ok: false, reason: 'refused' }
+      const hostnames = hostnamesFor(options.hostname, c)
+      if (hostnames && !(typeof answer.hostname === 'string' && hostnames.includes(answer.hostname.toLowerCase()))) return { ok: false, reason: 'refused' }
       return { ok: true }
     },
   }

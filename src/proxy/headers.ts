@@ -15,8 +15,14 @@ export const COMMAND_HEADER = 'waiting-room-command'
 /** Cloudflare's name for it (obeyed by a room in `compatibility: 'cloudflare'`); never crosses either. */
 export const CF_COMMAND_HEADER = 'cf-waiting-room-command'
 
-/** Request headers the proxy replaces with its own (the origin's Host; forwarding headers it vouches for). */
-const REPLACED = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', COMMAND_HEADER, CF_COMMAND_HEADER])
+/** The answer to the room's challenge (src/challenge/provider.ts): the room's business, never the origin's. */
+export const CHALLENGE_ANSWER_HEADER = 'waiting-room-challenge'
+
+/**
+ * Request headers the proxy replaces with its own (the origin's Host; forwarding headers it vouches for) or
+ * drops (commands meant for the room; the challenge answer, a bearer proof the origin has no use for).
+ */
+const REPLACED = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', COMMAND_HEADER, CF_COMMAND_HEADER, CHALLENGE_ANSWER_HEADER])
 
 /**
  * Header lists as Node's `rawHeaders` has them: name, value, name, value, … — the one form that keeps

@@ -79,7 +79,9 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
 
     // Challenge (src/challenge/): answered before, answered now, or held in the infinite queue.
     const challenge = room.o.challenge && (await checkChallenge(room, c, ticket, now))
-    if (challenge && challenge.held && room.o.challenge!.when === 'always') return heldResponse(room, c, s, now)
+    // Held before any decision under `always`, and always for a queued ticket without the claim (minted before
+    // the challenge was on, or by a `log` room with the same secret): it answers first, then keeps its bucket.
+    if (challenge && challenge.held && (room.o.challenge!.when === 'always' || ticket)) return heldResponse(room, c, s, now)
 
     // Decide: a slot, or a place in line.
     const decision = await decide(room, c, s, ticket, now, !challenge || !challenge.held)
@@ -99,7 +101,9 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     // Respond: the queue page, with the ticket that keeps the user's place (none for a rejection).
     if (decision.outcome === 'rejected') c.set('waitingRoom', { outcome: 'rejected', reason: decision.reason })
     else {
-      if (decision.reason !== 'too-early' && decision.reason !== 'queue-full') {
+      if (decision.reason === 'too-early' && ticket && challenge && challenge.passed && ticket.challenge !== 1) {
+        await room.setTicket(c, { ...ticket, challenge: 1 }, now, s) // answered early: the claim is kept, nothing counted
+      } else if (decision.reason !== 'too-early' && decision.reason !== 'queue-full') {
         const queuedTicket = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: decision.refresh, ...claim }
         await room.setTicket(c, queuedTicket, now, s)
       }

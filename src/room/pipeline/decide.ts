@@ -61,6 +61,9 @@ export async function decide(room: Room, c: Context, s: EffectiveSettings, ticke
   const minute = minuteOf(now)
   const asked = await askForSlot(room, s, coordinator, location, ticket, ticketId, now)
   if (!queued) room.history.arrived(now, location)
+  // A client held by the challenge gets in only on a place the counters grant (or a passthrough room), never
+  // on fail-open: with the coordinator down nobody knows the room has room.
+  if (!countQueued && asked.result.admitted && asked.reason !== 'slot' && asked.reason !== 'passthrough') asked.result = { admitted: false, roundTrips: 0 }
   const { result, reason, snapshot, bucketId } = asked
   if (result.admitted) {
     recordAdmission(room, location, ticket, bucketId, minute, ticketId, result)
