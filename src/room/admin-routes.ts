@@ -48,10 +48,21 @@ export function registerAdmin(room: RoomHandle, admin: AdminRegistration): void 
 /** True once any admin app exists: until then, no room reads the matched routes. */
 export const anyAdmin = (): boolean => everyAdmin.length > 0
 
-/** The room's own admins first: when two share a token, the one built on the deciding room answers. */
-function adminsFor(room: RoomHandle): AdminRegistration[] {
-  const own = everyAdmin.filter((a) => a.room === room).map((a) => a.admin)
-  return [...own, ...everyAdmin.filter((a) => a.room !== room).map((a) => a.admin)]
+/**
+ * The one admin a mounted request is for: the admins whose token it carries and that have the endpoint.
+ * When they are of different rooms (one token for two rooms' admins), the room cannot tell which is mounted
+ * there: none — the room decides, and warns (answering with the wrong room's admin would steer that room).
+ */
+function mountedAdminFor(room: RoomHandle, header: string | undefined, method: string, inner: string): AdminRegistration | undefined {
+  const found = everyAdmin.filter((a) => a.admin.authorized(header) && a.admin.endpoint(method, inner))
+  if (found.length === 0) return undefined
+  if (found.some((a) => a.room.roomId !== found[0]!.room.roomId)) {
+    warnOnce('ambiguous', 'a request to a mounted admin API carries a token shared by the admins of several rooms, so the room ' +
+      'cannot tell which admin is mounted there and decided it like any other. Give each admin its own token, or mount it with app.route(path, admin).')
+    return undefined
+  }
+  // One room id (two instances of one room, say): the admin built on the deciding room, if any, else the first.
+  return (found.find((a) => a.room === room) ?? found[0]!).admin
 }
 
 function isAdminHandler(handler: Handler | undefined): boolean {
@@ -131,7 +142,7 @@ function mountedAdmin(c: Context, routePath: string, room: RoomHandle): AdminAns
   const inner = path.slice(prefix.length) || '/'
   const method = c.req.method === 'HEAD' ? 'GET' : c.req.method
   const header = c.req.header('authorization')
-  const admin = adminsFor(room).find((a) => a.authorized(header) && a.endpoint(method, inner))
+  const admin = mountedAdminFor(room, header, method, inner)
   if (!admin) return undefined
   return async () => {
     const url = new URL(c.req.url)
@@ -146,17 +157,23 @@ function mountedAdmin(c: Context, routePath: string, room: RoomHandle): AdminAns
   }
 }
 
-let warned = false
+const warned = new Set<string>()
+
+function warnOnce(kind: string, message: string): void {
+  if (warned.has(kind)) return
+  warned.add(kind)
+  console.warn(`hono-waiting-room: ${message} This warning is shown once.`)
+}
 
 /** Once per isolate: a request with an admin token was decided by a room (no admin endpoint answers it). */
 export function warnTokenDecided(c: Context): void {
-  if (warned) return
+  if (warned.has('decided')) return
   const header = c.req.header('authorization')
   if (!header || !everyAdmin.some((a) => a.admin.authorized(header))) return
-  warned = true
-  console.warn(
-    `hono-waiting-room: a request to ${c.req.path} carries an admin token, but no admin endpoint answers it there, so the room ` +
-      'decided it like any other. If the admin API is meant to be at this path, mount it with app.route(path, admin) ' +
-      '(app.mount is recognised only while Hono\'s code is not minified). This warning is shown once.',
+  warnOnce(
+    'decided',
+    `a request to ${c.req.path} carries an admin token, but no admin endpoint answers it there, so the room decided it ` +
+      'like any other. If the admin API is meant to be at this path, mount it with app.route(path, admin) (app.mount ' +
+      'is recognised only by the shape of Hono\'s mount handler).',
   )
 }
