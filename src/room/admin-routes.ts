@@ -33,6 +33,8 @@ export interface AdminRegistration {
   endpoint(method: string, path: string): boolean
   /** True when the Authorization header carries one of its tokens (constant time). */
   authorized(header: string | undefined): boolean
+  /** True once the admin's `fetch` was read (as `app.mount(path, admin.fetch)` does): it may be mounted. */
+  mountable(): boolean
   /** The admin app's own fetch: the room answers a mounted admin's request with it. */
   fetch(request: Request, env: unknown, executionCtx: unknown): Response | Promise<Response>
 }
@@ -49,12 +51,13 @@ export function registerAdmin(room: RoomHandle, admin: AdminRegistration): void 
 export const anyAdmin = (): boolean => everyAdmin.length > 0
 
 /**
- * The one admin a mounted request is for: the admins whose token it carries and that have the endpoint.
+ * The one admin a mounted request is for: the admins that may be mounted (their `fetch` was read), whose
+ * token it carries and that have the endpoint.
  * When they are of different rooms (one token for two rooms' admins), the room cannot tell which is mounted
  * there: none — the room decides, and warns (answering with the wrong room's admin would steer that room).
  */
 function mountedAdminFor(room: RoomHandle, header: string | undefined, method: string, inner: string): AdminRegistration | undefined {
-  const found = everyAdmin.filter((a) => a.admin.authorized(header) && a.admin.endpoint(method, inner))
+  const found = everyAdmin.filter((a) => a.admin.mountable() && a.admin.authorized(header) && a.admin.endpoint(method, inner))
   if (found.length === 0) return undefined
   if (found.some((a) => a.room.roomId !== found[0]!.room.roomId)) {
     warnOnce('ambiguous', 'a request to a mounted admin API carries a token shared by the admins of several rooms, so the room ' +

@@ -83,7 +83,13 @@ export function markAdminRoutes(admin: Hono, room: RoomHandle, tokens: readonly 
     if (route.path === '/*' || route.path === '*') continue
     ;(route.handler as Marked)[ADMIN_ENDPOINT] = true
   }
+  // Only an admin whose `fetch` was handed out (`app.mount(path, admin.fetch)` reads it) can be behind a
+  // mount: the room answers a mounted request only with one of those (see ../../room/admin-routes.ts).
+  const fetch = admin.fetch
+  let handedOut = false
+  Object.defineProperty(admin, 'fetch', { get: () => ((handedOut = true), fetch), configurable: true, enumerable: true })
   registerAdmin(room, {
+    mountable: () => handedOut,
     endpoint(method, path) {
       const [matches] = admin.router.match(method, path)
       return matches.some(([[handler]]) => (handler as Marked)[ADMIN_ENDPOINT] === true)
@@ -92,7 +98,7 @@ export function markAdminRoutes(admin: Hono, room: RoomHandle, tokens: readonly 
       const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(header ?? '')
       return match !== null && tokens.some((token) => sameText(token, match[1]!))
     },
-    fetch: (request, env, executionCtx) => admin.fetch(request, env, executionCtx as never),
+    fetch: (request, env, executionCtx) => fetch(request, env, executionCtx as never),
   })
 }
 
