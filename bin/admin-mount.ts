@@ -40,6 +40,11 @@ export function withAdmin(app: FetchApp, admin: AdminMount, publicHosts: readonl
     })
   }
   outer.route(admin.path, waitingRoomAdmin(app, { token: admin.token }))
+  // Every path under the admin path is the admin's: one it does not have is a 404 here (after its token
+  // check), never forwarded — the origin must not see a request, nor the admin token, meant for the admin.
+  const notFound = (c: Context) => c.json({ error: 'not_found', message: `no admin endpoint ${c.req.method} ${c.req.path}` }, 404)
+  outer.all(admin.path, notFound)
+  outer.all(`${admin.path}/*`, notFound)
   outer.all('*', (c) => app.fetch(c.req.raw, c.env, executionCtxOf(c)))
   return Object.assign(outer, { room: app.room }) as unknown as FetchApp
 }

@@ -1,20 +1,22 @@
 /**
  * @module
- * Why the admin API is never behind its own room, however it is mounted (issue 18). A middleware cannot see
- * which routes were registered after it, but the router already matched them all for the request: the room
- * reads that list (`matchedRoutes(c)`, the path the router routed, so there is no second reading of the URL
- * to disagree with) and lets the request through when an endpoint of `waitingRoomAdmin()` will answer it.
+ * Why the admin API is never behind a room, however it is mounted (issue 18), and why nothing else passes.
+ * A middleware cannot see which routes were registered after it, but the router already matched them all
+ * for the request: the room reads that list (`matchedRoutes(c)`, the path the router routed, so there is
+ * no second reading of the URL to disagree with).
  *
  * - `app.route(path, admin)`: the admin's endpoint handlers carry {@link ADMIN_ENDPOINT} (Hono keeps the
- *   original handler under `__COMPOSED_HANDLER` when it wraps one), so a matched marked handler is proof.
- * - `app.mount(path, admin.fetch)`: Hono's mount handler is an anonymous closure; the room cannot know the
- *   app behind it. It passes such a request only when the path under the mount is an admin endpoint AND the
- *   request carries one of the admin's bearer tokens — whoever holds it may use the admin API anyway.
+ *   original handler under `__COMPOSED_HANDLER` when it wraps one). A matched marked handler, with only
+ *   middleware between the room and it, will answer: every room steps aside for it, whichever room the
+ *   admin was built on (a site room on `/*` decides `/_checkout/status` of a checkout room's admin).
+ * - `app.mount(path, admin.fetch)`: Hono's mount handler is a closure; no room can see the app behind it.
+ *   So the room does not let such a request go on: when the path under the mount is an admin endpoint and
+ *   the request carries that admin's bearer token, the room answers it with the admin app itself. A mount
+ *   is told from a middleware of the user's own (`app.use('/api/*', cors())`) by its source; a bundle that
+ *   renames Hono's variables hides it, and then the room decides the request (and warns once, see below).
  *
- * Nothing a client sends can mark a route: an ordinary path matches no admin endpoint, and a header alone
- * (even a valid token) passes nothing outside an admin path. A route of the app's own with a fixed path
- * (`app.get('/x', …)`), matched between the room and the admin's endpoint, would answer first: then the
- * room does not step aside.
+ * Nothing a client sends can mark a route, and a token alone passes nothing: on a path no admin endpoint
+ * answers, a request carrying an admin token is decided like any other, and a one-time warning says so.
  */
 import type { Context } from 'hono'
 import { matchedRoutes } from 'hono/route'
@@ -25,25 +27,45 @@ export const ADMIN_ENDPOINT: unique symbol = Symbol.for('hono-waiting-room.admin
 
 type Handler = ((...args: never[]) => unknown) & { [ADMIN_ENDPOINT]?: true; __COMPOSED_HANDLER?: Handler }
 
-/** What the room needs to know of an admin app built on it (for `app.mount`). */
+/** What a room needs to know of an admin app (for `app.mount`, which hides the app). */
 export interface AdminRegistration {
   /** True when `method path` (the path inside the admin app) is one of its endpoints. */
   endpoint(method: string, path: string): boolean
   /** True when the Authorization header carries one of its tokens (constant time). */
   authorized(header: string | undefined): boolean
+  /** True once the admin's `fetch` was read (as `app.mount(path, admin.fetch)` does): it may be mounted. */
+  mountable(): boolean
+  /** The admin app's own fetch: the room answers a mounted admin's request with it. */
+  fetch(request: Request, env: unknown, executionCtx: unknown): Response | Promise<Response>
 }
 
-const registry = new WeakMap<RoomHandle, AdminRegistration[]>()
+/** Every admin app built in this isolate: any of them passes every room (several rooms, one app). */
+const everyAdmin: { room: RoomHandle; admin: AdminRegistration }[] = []
 
-/** Called by `waitingRoomAdmin(room)`: the room will consult this admin from now on. */
+/** Called by `waitingRoomAdmin(room)`: every room will consult this admin from now on. */
 export function registerAdmin(room: RoomHandle, admin: AdminRegistration): void {
-  const list = registry.get(room) ?? []
-  list.push(admin)
-  registry.set(room, list)
+  everyAdmin.push({ room, admin })
 }
 
-export function adminsOf(room: RoomHandle): readonly AdminRegistration[] | undefined {
-  return registry.get(room)
+/** True once any admin app exists: until then, no room reads the matched routes. */
+export const anyAdmin = (): boolean => everyAdmin.length > 0
+
+/**
+ * The one admin a mounted request is for: the admins that may be mounted (their `fetch` was read), whose
+ * token it carries and that have the endpoint.
+ * When they are of different rooms (one token for two rooms' admins), the room cannot tell which is mounted
+ * there: none — the room decides, and warns (answering with the wrong room's admin would steer that room).
+ */
+function mountedAdminFor(room: RoomHandle, header: string | undefined, method: string, inner: string): AdminRegistration | undefined {
+  const found = everyAdmin.filter((a) => a.admin.mountable() && a.admin.authorized(header) && a.admin.endpoint(method, inner))
+  if (found.length === 0) return undefined
+  if (found.some((a) => a.room.roomId !== found[0]!.room.roomId)) {
+    warnOnce('ambiguous', 'a request to a mounted admin API carries a token shared by the admins of several rooms, so the room ' +
+      'cannot tell which admin is mounted there and decided it like any other. Give each admin its own token, or mount it with app.route(path, admin).')
+    return undefined
+  }
+  // One room id (two instances of one room, say): the admin built on the deciding room, if any, else the first.
+  return (found.find((a) => a.room === room) ?? found[0]!).admin
 }
 
 function isAdminHandler(handler: Handler | undefined): boolean {
@@ -61,35 +83,39 @@ function original(handler: Handler): Handler {
 }
 
 /**
- * A route a request passes through on its way to the admin: one for every method (`use()`, `all()`) whose
- * handler takes `next` — middleware. A fixed-method route, or a catch-all `(c) => …`, would answer instead.
+ * Hono's `app.mount()` handler: `async (c, next) => { const res = await applicationHandler(replaceRequest
+ * ? replaceRequest(c.req.raw) : defaultReplaceRequest(c), ...getOptions(c)); … }` — its shape, any names.
  */
-const isPassThrough = (route: { method: string; handler: unknown }) => route.method === 'ALL' && original(route.handler as Handler).length >= 2
+const MOUNT_SOURCE = /applicationHandler\s*\(|\?\s*[\w$]+\(\s*[\w$]+\.req\.raw\s*\)\s*:\s*[\w$]+\(\s*[\w$]+\s*\)\s*,\s*\.\.\.[\w$]+\(/
+const isMount = (handler: Handler): boolean => MOUNT_SOURCE.test(Function.prototype.toString.call(handler))
+
+/** What answers a request for the room: `'pass'` (a marked endpoint), a mounted admin, or nothing. */
+export type AdminAnswer = 'pass' | (() => Promise<Response>) | undefined
 
 /**
- * True when an admin endpoint will answer this request: a marked endpoint matched after the room (with
- * only pass-through routes between), or a mount whose inner path is an admin endpoint, with a valid token.
+ * Whether an admin endpoint will answer this request: a marked endpoint matched after the room (with only
+ * middleware between), or a mount whose inner path is an admin endpoint, with that admin's token.
  */
-export function answeredByAdmin(c: Context, admins: readonly AdminRegistration[]): boolean {
+export function answeredByAdmin(c: Context, room: RoomHandle): AdminAnswer {
   let routes
   try {
     routes = matchedRoutes(c)
   } catch {
-    return false // not dispatched by a Hono router (a bare call in a test): nothing to read
+    return undefined // not dispatched by a Hono router (a bare call in a test): nothing to read
   }
   for (let i = c.req.routeIndex + 1; i < routes.length; i++) {
     const route = routes[i]!
     const kind = kindOf(route)
-    if (kind === ADMIN) return true
-    if (kind === MOUNT_OR_PASS && mountedAdmin(c, route.path, admins)) return true
-    if (kind === STOP) return false
+    if (kind === ADMIN) return 'pass'
+    if (kind === MOUNT) return mountedAdmin(c, route.path, room)
+    if (kind === STOP) return undefined
   }
-  return false
+  return undefined
 }
 
 const ADMIN = 0
 const PASS = 1
-const MOUNT_OR_PASS = 2
+const MOUNT = 2
 const STOP = 3
 /** What a route is never changes: judged once per route (the router hands out the same objects every time). */
 const kinds = new WeakMap<object, number>()
@@ -97,22 +123,60 @@ const kinds = new WeakMap<object, number>()
 function kindOf(route: { method: string; path: string; handler: unknown }): number {
   let kind = kinds.get(route)
   if (kind === undefined) {
+    const handler = original(route.handler as Handler)
     if (isAdminHandler(route.handler as Handler)) kind = ADMIN
-    else if (!isPassThrough(route)) kind = STOP
-    else kind = route.path.endsWith('/*') && route.path.length > 2 && !/[:*]/.test(route.path.slice(0, -2)) ? MOUNT_OR_PASS : PASS
+    // Middleware (`use()`, `all()` with `next`) lets the request on; a fixed method or `(c) => …` answers.
+    else if (route.method !== 'ALL' || handler.length < 2) kind = STOP
+    else if (route.path.endsWith('/*') && !/[:*]/.test(route.path.slice(0, -2)) && isMount(handler)) kind = MOUNT
+    else kind = PASS
     kinds.set(route, kind)
   }
   return kind
 }
 
-/** `app.mount('/p', admin.fetch)` registers `ALL /p/*`: the admin would see the path after `/p`. */
-function mountedAdmin(c: Context, routePath: string, admins: readonly AdminRegistration[]): boolean {
-  // Not for a catch-all (`/*`: not a mount the room could tell apart) nor a prefix with parameters (kindOf).
+/**
+ * `app.mount('/p', x.fetch)` registers `ALL /p/*`; `x` would see the path after `/p`. Any mount answers the
+ * request (it ends the search): the room's answer is the admin's, or the room decides.
+ */
+function mountedAdmin(c: Context, routePath: string, room: RoomHandle): AdminAnswer {
   const prefix = routePath.slice(0, -2)
   const path = c.req.path
-  if (!(path === prefix || path.startsWith(`${prefix}/`))) return false
+  if (!(path === prefix || path.startsWith(`${prefix}/`))) return undefined
   const inner = path.slice(prefix.length) || '/'
   const method = c.req.method === 'HEAD' ? 'GET' : c.req.method
   const header = c.req.header('authorization')
-  return admins.some((admin) => admin.authorized(header) && admin.endpoint(method, inner))
+  const admin = mountedAdminFor(room, header, method, inner)
+  if (!admin) return undefined
+  return async () => {
+    const url = new URL(c.req.url)
+    url.pathname = inner
+    let executionCtx: unknown
+    try {
+      executionCtx = c.executionCtx
+    } catch {
+      // node:http and `app.request()` have none
+    }
+    return admin.fetch(new Request(url, c.req.raw), c.env, executionCtx)
+  }
+}
+
+const warned = new Set<string>()
+
+function warnOnce(kind: string, message: string): void {
+  if (warned.has(kind)) return
+  warned.add(kind)
+  console.warn(`hono-waiting-room: ${message} This warning is shown once.`)
+}
+
+/** Once per isolate: a request with an admin token was decided by a room (no admin endpoint answers it). */
+export function warnTokenDecided(c: Context): void {
+  if (warned.has('decided')) return
+  const header = c.req.header('authorization')
+  if (!header || !everyAdmin.some((a) => a.admin.authorized(header))) return
+  warnOnce(
+    'decided',
+    `a request to ${c.req.path} carries an admin token, but no admin endpoint answers it there, so the room decided it ` +
+      'like any other. If the admin API is meant to be at this path, mount it with app.route(path, admin) (app.mount ' +
+      'is recognised only by the shape of Hono\'s mount handler).',
+  )
 }

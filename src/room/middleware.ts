@@ -53,10 +53,10 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     const stepping = stepAside(room, handle, c, now)
     const aside = stepping instanceof Promise ? await stepping : stepping
     if (aside === 'other-room') return next()
-    if (aside === 'bypass') {
+    if (aside !== undefined) {
       metrics.decisions.bypass++
       c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
-      return next()
+      return aside === 'bypass' ? next() : aside() // a function: the mounted admin app's answer
     }
     const current = room.settingsAt(c, now)
     const s = current instanceof Promise ? await current : current

@@ -3,7 +3,7 @@
  * The admin app's wiring for issue 18: the dashboard at its root, the refusal of cross-site writes, and the
  * marks that keep the admin API out of its own room (`../../room/admin-routes.ts`).
  */
-import type { Hono, MiddlewareHandler } from 'hono'
+import type { Context, Hono, MiddlewareHandler } from 'hono'
 import { ADMIN_ENDPOINT, registerAdmin } from '../../room/admin-routes.ts'
 import type { RoomHandle } from '../../room/decision.ts'
 import { openApiRoute } from '../openapi.ts'
@@ -24,13 +24,19 @@ function nonce(): string {
 
 /** `GET /`: the dashboard page. Public on purpose: it holds no data, and signs in with the token. */
 export function dashboardRoute(admin: Hono, room: RoomHandle): void {
-  admin.get('/', (c) => {
+  const page = (c: Context) => {
     const n = nonce()
     c.header('Content-Security-Policy', csp(n))
     c.header('X-Content-Type-Options', 'nosniff')
     c.header('Referrer-Policy', 'no-referrer')
     return c.html(dashboardPage({ nonce: n, roomId: room.roomId, pollMs: DASHBOARD_POLL_MS }))
-  })
+  }
+  admin.get('/', page)
+  // `app.route('/_room', admin)` turns `/` into `/_room` only; a route whose path is '' becomes `/_room/`
+  // (Hono's mergePath), so the dashboard answers with the trailing slash too. `admin.get('')` would store
+  // '/', hence the record added by hand: `app.route()` copies `admin.routes`; the admin's own router (used
+  // when it is served alone or mounted) already answers '/' for both.
+  admin.routes.push({ basePath: '/', path: '', method: 'GET', handler: page })
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -77,7 +83,13 @@ export function markAdminRoutes(admin: Hono, room: RoomHandle, tokens: readonly 
     if (route.path === '/*' || route.path === '*') continue
     ;(route.handler as Marked)[ADMIN_ENDPOINT] = true
   }
+  // Only an admin whose `fetch` was handed out (`app.mount(path, admin.fetch)` reads it) can be behind a
+  // mount: the room answers a mounted request only with one of those (see ../../room/admin-routes.ts).
+  const fetch = admin.fetch
+  let handedOut = false
+  Object.defineProperty(admin, 'fetch', { get: () => ((handedOut = true), fetch), configurable: true, enumerable: true })
   registerAdmin(room, {
+    mountable: () => handedOut,
     endpoint(method, path) {
       const [matches] = admin.router.match(method, path)
       return matches.some(([[handler]]) => (handler as Marked)[ADMIN_ENDPOINT] === true)
@@ -86,6 +98,7 @@ export function markAdminRoutes(admin: Hono, room: RoomHandle, tokens: readonly 
       const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(header ?? '')
       return match !== null && tokens.some((token) => sameText(token, match[1]!))
     },
+    fetch: (request, env, executionCtx) => fetch(request, env, executionCtx as never),
   })
 }
 

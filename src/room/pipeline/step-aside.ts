@@ -7,12 +7,15 @@
  */
 import type { Context } from 'hono'
 import type { RoomHandle } from '../decision.ts'
-import { adminsOf, answeredByAdmin } from '../admin-routes.ts'
+import { answeredByAdmin, anyAdmin, warnTokenDecided, type AdminAnswer } from '../admin-routes.ts'
 import { deciderOf } from '../registry.ts'
 import type { Room } from '../room.ts'
 
-/** `other-room`: another room decides, pass untouched; `bypass`: pass, recorded as bypassed; undefined: decide. */
-export type Aside = 'other-room' | 'bypass' | undefined
+/**
+ * `other-room`: another room decides, pass untouched; `bypass`: pass, recorded as bypassed; a function: a
+ * mounted admin app answers, the room returns its response (recorded as bypassed); undefined: decide.
+ */
+export type Aside = 'other-room' | 'bypass' | Exclude<AdminAnswer, 'pass' | undefined> | undefined
 
 export function stepAside(room: Room, handle: RoomHandle, c: Context, now: number): Aside | Promise<Aside> {
   const decider = deciderOf(c, room)
@@ -24,12 +27,18 @@ export function stepAside(room: Room, handle: RoomHandle, c: Context, now: numbe
 }
 
 function afterCoverage(room: Room, handle: RoomHandle, c: Context, now: number): Aside | Promise<Aside> {
-  // The admin API built on this room is never queued by it, mounted before or after.
-  const admins = adminsOf(handle)
-  if (admins && answeredByAdmin(c, admins)) return 'bypass'
+  // The admin API (of any room) is never queued, mounted before or after; nothing is read until one exists.
+  if (anyAdmin()) {
+    const answer = answeredByAdmin(c, handle)
+    if (answer === 'pass') return 'bypass'
+    if (answer) return answer
+  }
   // Runtime bypass rules: nothing to evaluate, and no await, unless rules exist.
   const ruled = room.rules.matchOf(c, now)
-  if (ruled === undefined) return undefined
+  if (ruled === undefined) {
+    if (anyAdmin()) warnTokenDecided(c)
+    return undefined
+  }
   if (typeof ruled === 'string') return 'bypass'
   return ruled.then((rule) => (rule === undefined ? undefined : 'bypass'))
 }
