@@ -10,6 +10,7 @@
  */
 import type { Context } from 'hono'
 import { WaitingRoomError } from '../errors.ts'
+import { MAY_DIFFER, plausibleReadings } from './readings.ts'
 
 export interface CoverageOptions {
   /** Covered path prefixes (`/shop` covers `/shop` and `/shop/…`, any case; `*` matches one segment). Default: every path. */
@@ -117,17 +118,17 @@ export function pathCoverage(paths: readonly string[] | undefined, bypassPaths: 
   const covered = paths ? pathMatcher(paths, 'paths', true) : undefined
   const bypassed = bypassPaths?.length ? pathMatcher(bypassPaths, 'bypass.paths', false) : undefined
   return (raw, routed) => {
-    if (!UNUSUAL.test(raw)) {
+    if (!MAY_DIFFER.test(raw)) {
       // The fast route: nothing to decode, so Hono routes the URL's path as is (unless a custom getPath maps it).
       const same = raw === routed
       if (covered && !covered.raw(raw) && (same || !covered.decoded(routed))) return false
       return !(bypassed && bypassed.raw(raw) && (same || bypassed.decoded(routed)))
     }
-    const read = readPath(raw)
+    const read = UNUSUAL.test(raw) ? readPath(raw) : { decoded: raw }
     if (read.hazard) return true
-    // Origins differ on decoding (Hono leaves `%40`, others decode all, some none): covered if any reading is,
-    // bypassed only if every reading is.
-    if (covered && !covered.raw(raw) && !covered.decoded(routed) && !covered.decoded(read.decoded)) return false
+    // Origins differ on decoding (Hono leaves `%40`, others decode all, some none) and on trailing `.`/spaces
+    // (readings.ts): covered if any reading is, bypassed only if every reading is.
+    if (covered && !covered.raw(raw) && !covered.decoded(routed) && !covered.decoded(read.decoded) && !plausibleReadings(raw).some(covered.decoded)) return false
     return !(bypassed && bypassed.raw(raw) && bypassed.decoded(routed) && bypassed.decoded(read.decoded))
   }
 }
