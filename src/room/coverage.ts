@@ -10,12 +10,13 @@
  */
 import type { Context } from 'hono'
 import { WaitingRoomError } from '../errors.ts'
+import { hostOption, requestHost } from './hosts.ts'
 import { MAY_DIFFER, plausibleReadings } from './readings.ts'
 
 export interface CoverageOptions {
   /** Covered path prefixes (`/shop` covers `/shop` and `/shop/…`, any case; `*` matches one segment). Default: every path. */
   paths?: string[] | undefined
-  /** Covered host names (case-insensitive, port ignored). Default: every host. */
+  /** Covered host names (case-insensitive, port ignored; IPv6 as `::1` or `[::1]`). Default: every host. */
   hosts?: string[] | undefined
   /** Requests that skip the room (not counted). Default: none. */
   bypass?: {
@@ -145,17 +146,15 @@ export function rawPathOf(url: string): string {
 
 export type CoverageCheck = (c: Context) => boolean | Promise<boolean>
 
-const hostOf = (value: string): string => value.toLowerCase().replace(/:\d*$/, '').replace(/\.$/, '')
-
 /**
  * A host is covered when the URL's host or the `Host` header names a covered one: the two disagree only for an
  * absolute-form request target (`GET http://other/… ` with `Host: shop`), and origins and proxies differ on which
  * they believe — so either one covering it is enough (fail-closed).
  */
 function hostCovered(hostSet: Set<string>, c: Context): boolean {
-  if (hostSet.has(hostOf(new URL(c.req.url).host))) return true
+  if (hostSet.has(requestHost(new URL(c.req.url).host))) return true
   const header = c.req.header('host')
-  return header !== undefined && hostSet.has(hostOf(header))
+  return header !== undefined && hostSet.has(requestHost(header))
 }
 
 /** Builds the check once; `undefined` when every request is covered (the common case costs nothing). */
@@ -163,7 +162,7 @@ export function coverageCheck(options: CoverageOptions): CoverageCheck | undefin
   const { paths, hosts, bypass, bypassCrawlers } = options
   if (!paths && !hosts && !bypass && !bypassCrawlers) return undefined
   const pathCovered = paths || bypass?.paths?.length ? pathCoverage(paths, bypass?.paths) : undefined
-  const hostSet = hosts ? new Set(hosts.map((h) => h.toLowerCase().replace(/\.$/, ''))) : undefined
+  const hostSet = hosts ? new Set(hosts.map((h, i) => hostOption(h, `hosts[${i}]`))) : undefined
   const methods = new Set((bypass?.methods ?? []).map((m) => m.toUpperCase()))
   const when = bypass?.when
   const crawler =

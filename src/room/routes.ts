@@ -14,6 +14,7 @@ import { pathMatcher, rawPathOf, readPath, UNUSUAL, type PathMatcher } from './c
 import { MAY_DIFFER, plausibleReadings } from './readings.ts'
 import type { RouteInput } from './route-options.ts'
 import { WaitingRoomError } from '../errors.ts'
+import { hostOption, requestHost } from './hosts.ts'
 
 interface CompiledRoute {
   host: string | undefined
@@ -27,8 +28,6 @@ export function pathSpecificity(path: string): number {
   if (prefix === '') return 0
   return prefix.slice(1).split('/').reduce((sum, segment) => sum + (segment.includes('*') ? 1 : 2), 0)
 }
-
-const hostOf = (value: string): string => value.toLowerCase().replace(/:\d*$/, '').replace(/\.$/, '')
 
 /** A route's score: path specificity first, then a named host over any host. */
 export const routeScore = (route: RouteInput): number => pathSpecificity(route.path ?? '/') * 2 + (route.host ? 1 : 0)
@@ -47,7 +46,7 @@ export function legacyRoutes(hosts: readonly string[] | undefined, paths: readon
 export function routeScorer(routes: readonly RouteInput[], ignoreCase: boolean, field = 'routes', unique = true): (c: Context) => number | undefined {
   const seen = new Set<string>()
   const compiled: CompiledRoute[] = routes.map((route, index) => {
-    const host = route.host === undefined ? undefined : hostOf(route.host)
+    const host = route.host === undefined ? undefined : hostOption(route.host, `${field}[${index}].host`)
     const path = route.path ?? '/'
     const key = `${host ?? '*'} ${ignoreCase ? path.toLowerCase() : path}`
     if (unique && seen.has(key)) throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${field}[${index}]: the route ${host ?? '(any host)'}${path} is given twice`)
@@ -57,9 +56,9 @@ export function routeScorer(routes: readonly RouteInput[], ignoreCase: boolean, 
   // Most specific first: the first route that covers a request is its score.
   compiled.sort((a, b) => b.score - a.score)
   return (c) => {
-    const urlHost = hostOf(new URL(c.req.url).host)
+    const urlHost = requestHost(new URL(c.req.url).host)
     const header = c.req.header('host')
-    const headerHost = header === undefined ? undefined : hostOf(header)
+    const headerHost = header === undefined ? undefined : requestHost(header)
     const raw = rawPathOf(c.req.url)
     const routed = c.req.path
     const differs = MAY_DIFFER.test(raw)
