@@ -15,7 +15,7 @@ import type { QueueingMethod } from '../src/admission/plan.ts'
 import type { RoomSettings } from '../src/admission/settings.ts'
 import type { Snapshot } from '../src/admission/snapshot.ts'
 import { LANGUAGES, MESSAGES } from '../src/page/messages.ts'
-import { formatWaitBetween } from '../src/page/queue-page.ts'
+import { formatDuration, formatWaitBetween } from '../src/page/queue-page.ts'
 import { queueVariables } from '../src/page/queue-variables.ts'
 
 /**
@@ -164,9 +164,10 @@ describe("Cloudflare's documented variables", () => {
     const { waitTime25Percentile: low, waitTime75Percentile: high } = variables as { waitTime25Percentile: number; waitTime75Percentile: number }
     expect(low).toBeLessThan(high)
     expect(variables.waitTime).toBe(variables.waitTime50Percentile)
-    expect(variables.waitTimeFormatted).toBe(`${low} minutes to ${high} minutes`)
+    // Past an hour in hours and minutes (formatDuration): "18 minutes to 1 hour, 26 minutes".
+    expect(variables.waitTimeFormatted).toBe(`${formatDuration(low, 'en')} to ${formatDuration(high, 'en')}`)
     const german = JSON.parse((await room.visit(undefined, { headers: { accept: 'application/json', 'accept-language': 'de' } })).body).waitingRoom
-    expect(german.waitTimeFormatted).toMatch(/^\d+ Minuten bis \d+ Minuten$/)
+    expect(german.waitTimeFormatted).toMatch(/^\d+ (?:Minuten|Stunden?) bis \d+ (?:Minuten|Stunden?)(?:, \d+ Minuten?)?$/)
   })
 
   it('lastUpdated is the last counted check-in: a refresh that comes too early does not move it', async () => {
@@ -232,9 +233,8 @@ describe("Cloudflare's variables, over generated states", () => {
           expect(v.isEventActive).toBe(phase.prequeueing || phase.active)
           expect(v.timeUntilEventStartFormatted === messages.waitUnknown).toBe(!phase.prequeueing)
           expect(v.timeUntilEventEndFormatted === messages.waitUnknown).toBe(!(phase.prequeueing || phase.active))
-          const minutes = new Intl.NumberFormat(messages.lang)
-          if (phase.prequeueing) expect(v.timeUntilEventStartFormatted).toContain(minutes.format(v.timeUntilEventStart as number))
-          if (phase.prequeueing || phase.active) expect(v.timeUntilEventEndFormatted).toContain(minutes.format(v.timeUntilEventEnd as number))
+          if (phase.prequeueing) expect(v.timeUntilEventStartFormatted).toContain(formatDuration(v.timeUntilEventStart as number, messages.lang))
+          if (phase.prequeueing || phase.active) expect(v.timeUntilEventEndFormatted).toContain(formatDuration(v.timeUntilEventEnd as number, messages.lang))
         },
       ),
       { numRuns: 400, seed: 19 },

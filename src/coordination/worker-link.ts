@@ -65,6 +65,8 @@ export class WorkerLink {
   #last: { coordinator: Coordinator; location: string } | undefined
   #backoff = 1
   #seen = new SeenSet()
+  /** New queue places this worker gave since its snapshot was last built (the next rebuild shows them). */
+  #newQueuePlaces = 0
   /** Failed coordinator calls (sync and counters), for metrics. */
   errors = 0
   #lastLoggedMinute = Number.NaN
@@ -90,6 +92,16 @@ export class WorkerLink {
     if (!once) this.#pendingOnce.set(location, (once = {}))
     once[key] ??= deltas
     this.#dirty = true
+  }
+
+  /** Counts a new queue place given now (its waiting delta is recorded with {@link record}). */
+  noteNewQueuePlace(): void {
+    this.#newQueuePlaces++
+  }
+
+  /** New queue places given since the current snapshot was built: its waiting count does not show them yet. */
+  get newQueuePlaces(): number {
+    return this.#newQueuePlaces
   }
 
   /** Shows deltas the coordinator already counted (a granted admission) in this worker's snapshots until a sync has them. */
@@ -280,6 +292,7 @@ export class WorkerLink {
   #rebuild(now: number): void {
     if (!this.#state) return
     this.#dirty = false
+    this.#newQueuePlaces = 0 // the pending deltas below include them
     let state = this.#state
     if (this.#hasPending() || this.#unacknowledged.length > 0 || this.#observed.length > 0) {
       const locations = { ...state.locations }

@@ -10,6 +10,7 @@ export {
   MESSAGES,
   messagesFor,
   TEMPLATE_LANGUAGES,
+  templateLanguageOf,
   type Language,
   type Messages,
 } from './messages/index.ts'

@@ -65,6 +65,23 @@ function minuteFormat(lang: string): Intl.NumberFormat {
   return format
 }
 
+const hourFormats = new Map<string, Intl.NumberFormat>()
+const unitLists = new Map<string, Intl.ListFormat | undefined>()
+
+/**
+ * A duration in a language: "45 minutes" under an hour, "20 hours" or "20 hours, 5 minutes" past it (Intl's
+ * units joined by its unit list; Intl.DurationFormat is not in every runtime yet).
+ */
+export function formatDuration(minutes: number, lang: string): string {
+  if (minutes < 60) return minuteFormat(lang).format(minutes)
+  let hours = hourFormats.get(lang)
+  if (!hours) hourFormats.set(lang, (hours = new Intl.NumberFormat(lang, { style: 'unit', unit: 'hour', unitDisplay: 'long' })))
+  if (!unitLists.has(lang)) unitLists.set(lang, typeof Intl.ListFormat === 'function' ? new Intl.ListFormat(lang, { type: 'unit', style: 'long' }) : undefined)
+  const rest = minutes % 60
+  const parts = [hours.format(Math.floor(minutes / 60)), ...(rest > 0 ? [minuteFormat(lang).format(rest)] : [])]
+  return unitLists.get(lang)?.format(parts) ?? parts.join(' ')
+}
+
 /** Formatted waits by texts object, then minutes: every queue response formats one (a µs through Intl). */
 const waits = new WeakMap<Messages, Map<number, string>>()
 /** Most waits kept per language; past this the cache starts over. */
@@ -77,7 +94,7 @@ export function formatWait(minutes: number | undefined, messages: Messages): str
   if (!known) waits.set(messages, (known = new Map()))
   let text = known.get(minutes)
   if (text === undefined) {
-    const formatted = minuteFormat(messages.lang).format(Math.max(1, minutes))
+    const formatted = formatDuration(Math.max(1, minutes), messages.lang)
     text = messages.waitAbout.replace('{time}', () => formatted)
     if (known.size >= MAX_WAITS) known.clear()
     known.set(minutes, text)
@@ -95,7 +112,7 @@ export function formatMinutes(minutes: number | undefined, messages: Messages): 
   if (!known) durations.set(messages, (known = new Map()))
   let text = known.get(minutes)
   if (text === undefined) {
-    text = minuteFormat(messages.lang).format(Math.max(0, minutes))
+    text = formatDuration(Math.max(0, minutes), messages.lang)
     if (known.size >= MAX_WAITS) known.clear()
     known.set(minutes, text)
   }

@@ -10,11 +10,13 @@
  */
 import type { Context } from 'hono'
 import { WaitingRoomError } from '../errors.ts'
+import { hostOption, requestHost } from './hosts.ts'
+import { MAY_DIFFER, plausibleReadings } from './readings.ts'
 
 export interface CoverageOptions {
   /** Covered path prefixes (`/shop` covers `/shop` and `/shop/…`, any case; `*` matches one segment). Default: every path. */
   paths?: string[] | undefined
-  /** Covered host names (case-insensitive, port ignored). Default: every host. */
+  /** Covered host names (case-insensitive, port ignored; IPv6 as `::1` or `[::1]`). Default: every host. */
   hosts?: string[] | undefined
   /** Requests that skip the room (not counted). Default: none. */
   bypass?: {
@@ -117,17 +119,17 @@ export function pathCoverage(paths: readonly string[] | undefined, bypassPaths: 
   const covered = paths ? pathMatcher(paths, 'paths', true) : undefined
   const bypassed = bypassPaths?.length ? pathMatcher(bypassPaths, 'bypass.paths', false) : undefined
   return (raw, routed) => {
-    if (!UNUSUAL.test(raw)) {
+    if (!MAY_DIFFER.test(raw)) {
       // The fast route: nothing to decode, so Hono routes the URL's path as is (unless a custom getPath maps it).
       const same = raw === routed
       if (covered && !covered.raw(raw) && (same || !covered.decoded(routed))) return false
       return !(bypassed && bypassed.raw(raw) && (same || bypassed.decoded(routed)))
     }
-    const read = readPath(raw)
+    const read = UNUSUAL.test(raw) ? readPath(raw) : { decoded: raw }
     if (read.hazard) return true
-    // Origins differ on decoding (Hono leaves `%40`, others decode all, some none): covered if any reading is,
-    // bypassed only if every reading is.
-    if (covered && !covered.raw(raw) && !covered.decoded(routed) && !covered.decoded(read.decoded)) return false
+    // Origins differ on decoding (Hono leaves `%40`, others decode all, some none) and on trailing `.`/spaces
+    // (readings.ts): covered if any reading is, bypassed only if every reading is.
+    if (covered && !covered.raw(raw) && !covered.decoded(routed) && !covered.decoded(read.decoded) && !plausibleReadings(raw).some(covered.decoded)) return false
     return !(bypassed && bypassed.raw(raw) && bypassed.decoded(routed) && bypassed.decoded(read.decoded))
   }
 }
@@ -144,17 +146,15 @@ export function rawPathOf(url: string): string {
 
 export type CoverageCheck = (c: Context) => boolean | Promise<boolean>
 
-const hostOf = (value: string): string => value.toLowerCase().replace(/:\d*$/, '').replace(/\.$/, '')
-
 /**
  * A host is covered when the URL's host or the `Host` header names a covered one: the two disagree only for an
  * absolute-form request target (`GET http://other/… ` with `Host: shop`), and origins and proxies differ on which
  * they believe — so either one covering it is enough (fail-closed).
  */
 function hostCovered(hostSet: Set<string>, c: Context): boolean {
-  if (hostSet.has(hostOf(new URL(c.req.url).host))) return true
+  if (hostSet.has(requestHost(new URL(c.req.url).host))) return true
   const header = c.req.header('host')
-  return header !== undefined && hostSet.has(hostOf(header))
+  return header !== undefined && hostSet.has(requestHost(header))
 }
 
 /** Builds the check once; `undefined` when every request is covered (the common case costs nothing). */
@@ -162,7 +162,7 @@ export function coverageCheck(options: CoverageOptions): CoverageCheck | undefin
   const { paths, hosts, bypass, bypassCrawlers } = options
   if (!paths && !hosts && !bypass && !bypassCrawlers) return undefined
   const pathCovered = paths || bypass?.paths?.length ? pathCoverage(paths, bypass?.paths) : undefined
-  const hostSet = hosts ? new Set(hosts.map((h) => h.toLowerCase().replace(/\.$/, ''))) : undefined
+  const hostSet = hosts ? new Set(hosts.map((h, i) => hostOption(h, `hosts[${i}]`))) : undefined
   const methods = new Set((bypass?.methods ?? []).map((m) => m.toUpperCase()))
   const when = bypass?.when
   const crawler =

@@ -6,13 +6,13 @@
  *   step aside (another room, coverage, the admin API, bypass rules) → settings → session (admitted: no
  *   coordinator call) → challenge (src/challenge/) → decide (slot or queue) → respond
  */
-import type { Env, MiddlewareHandler } from 'hono'
+import type { Context, Env, MiddlewareHandler, Next } from 'hono'
 import { minuteOf } from '../clock.ts'
 import { challengeView, checkChallenge, heldResponse } from '../challenge/gate.ts'
 import type { WaitingRoomEnv, WaitingRoomMiddleware } from './decision.ts'
 import { resolveOptions, type ResolvedOptions, type WaitingRoomOptions } from './options.ts'
 import { decide } from './pipeline/decide.ts'
-import { applyOriginCommand } from './pipeline/origin-command.ts'
+import { applyOriginCommand, stripOriginCommands } from './pipeline/origin-command.ts'
 import { queueResponse } from './pipeline/respond.ts'
 import { continueSession, readTicket } from './pipeline/session.ts'
 import { Room } from './room.ts'
@@ -27,6 +27,12 @@ export type {
   WaitingRoomMiddleware,
   WaitingRoomVariables,
 } from './decision.ts'
+
+/** The origin answers without the room; its command headers are still stripped (origin-command.ts). */
+async function passThrough(c: Context, next: Next): Promise<void> {
+  await next()
+  stripOriginCommands(c)
+}
 
 /**
  * A virtual waiting room in front of the routes it is mounted on.
@@ -52,18 +58,18 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     const now = room.o.clock()
     const stepping = stepAside(room, handle, c, now)
     const aside = stepping instanceof Promise ? await stepping : stepping
-    if (aside === 'other-room') return next()
+    if (aside === 'other-room') return passThrough(c, next)
     if (aside !== undefined) {
       metrics.decisions.bypass++
       c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
-      return aside === 'bypass' ? next() : aside() // a function: the mounted admin app's answer
+      return aside === 'bypass' ? passThrough(c, next) : aside() // a function: the mounted admin app's answer
     }
     const current = room.settingsAt(c, now)
     const s = current instanceof Promise ? await current : current
     if (s.suspended) {
       metrics.decisions.suspended++
       c.set('waitingRoom', { outcome: 'bypassed', reason: 'suspended' })
-      return next()
+      return passThrough(c, next)
     }
 
     // Session: an admitted user with a live ticket goes through with no coordinator call.
@@ -74,6 +80,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       c.set('waitingRoom', { outcome: 'admitted', reason: 'session', ticketId: ticket.ticketId, acceptedAt: ticket.acceptedAt })
       await next()
       if (room.revokeEnabled) applyOriginCommand(room, c, ticket.ticketId, countedMinute, now)
+      else stripOriginCommands(c)
       return
     }
 
@@ -95,6 +102,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       c.set('waitingRoom', { outcome: 'admitted', reason: decision.reason, ticketId, acceptedAt: now, bucketId })
       await next()
       if (room.revokeEnabled) applyOriginCommand(room, c, ticketId, minuteOf(now), now)
+      else stripOriginCommands(c)
       return
     }
 

@@ -12,7 +12,7 @@ import { cookieNameOf, routeOptionFields, type Compatibility, type RouteInput, t
 import { eventSchema, type WaitingRoomEventInput } from '../admission/events.ts'
 import { templateError } from '../page/template-check.ts'
 import { WaitingRoomError } from '../errors.ts'
-import { TEMPLATE_LANGUAGES } from '../page/messages.ts'
+import { TEMPLATE_LANGUAGES, templateLanguageOf } from '../page/messages.ts'
 import type { QueueingMethod } from '../admission/plan.ts'
 import type { RoomSettings, SettingsStorage } from '../admission/settings.ts'
 import { challengeSchema, resolveChallenge, type ChallengeOption, type ResolvedChallenge } from '../challenge/options.ts'
@@ -141,7 +141,7 @@ const optionsSchema = z
       .union([z.string().min(32, 'at least 32 characters'), z.array(z.string().min(32, 'at least 32 characters')).min(1)])
       .optional(),
     template: z.string().min(1).refine((t) => templateError(t) === undefined, { error: (i) => templateError(String(i.input)) ?? 'invalid template' }).optional(),
-    defaultTemplateLanguage: z.enum(TEMPLATE_LANGUAGES, `one of ${TEMPLATE_LANGUAGES.join(', ')}`).optional(),
+    defaultTemplateLanguage: z.preprocess(templateLanguageOf, z.enum(TEMPLATE_LANGUAGES, `one of ${TEMPLATE_LANGUAGES.join(', ')} (any case)`)).optional(),
     location: fn<(c: Context) => string>('a function (c) => string').optional(),
     coordinator: z
       .custom<Coordinator | ((c: Context) => Coordinator)>(

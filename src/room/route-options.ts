@@ -9,7 +9,7 @@ import { z } from 'zod'
 
 /** One covered route: a host and a path prefix, as a Cloudflare room's `host` + `path` or one of its `additional_routes`. */
 export interface RouteInput {
-  /** Host name (case-insensitive, port ignored). Default: any host. */
+  /** Host name (case-insensitive, port ignored); an IPv6 address bare (`::1`) or bracketed (`[::1]`). Default: any host. */
   host?: string | undefined
   /** Path prefix (`/shop` covers `/shop` and `/shop/…`; `*` matches one segment). Default `/`. */
   path?: string | undefined

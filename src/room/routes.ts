@@ -4,13 +4,17 @@
  * product of hosts and paths. Each route is scored by how specific it is, so that of several rooms in one app
  * the most specific decides (./registry.ts): a longer path wins (a literal segment counts 2, a segment with `*`
  * 1), then a route naming a host beats one for any host. Paths are judged as in coverage.ts: the router's
- * path, every reading of an unusual path, and an ambiguous path is covered (fail-closed) by a room with a
- * route for its host — at the lowest specificity, unless a reading matches a more specific route.
+ * path, and every plausible server reading of an unusual one (readings.ts: `;params`, `//`, `%2F`, `%5C`,
+ * dot segments, trailing `.`/spaces/NUL…) — a room whose route matches any reading ranks as that route, so
+ * the most specific plausible room decides. An ambiguous path no reading routes to a room is still covered
+ * (fail-closed) by a room with a route for its host, at the lowest specificity.
  */
 import type { Context } from 'hono'
 import { pathMatcher, rawPathOf, readPath, UNUSUAL, type PathMatcher } from './coverage.ts'
+import { MAY_DIFFER, plausibleReadings } from './readings.ts'
 import type { RouteInput } from './route-options.ts'
 import { WaitingRoomError } from '../errors.ts'
+import { hostOption, requestHost } from './hosts.ts'
 
 interface CompiledRoute {
   host: string | undefined
@@ -24,8 +28,6 @@ export function pathSpecificity(path: string): number {
   if (prefix === '') return 0
   return prefix.slice(1).split('/').reduce((sum, segment) => sum + (segment.includes('*') ? 1 : 2), 0)
 }
-
-const hostOf = (value: string): string => value.toLowerCase().replace(/:\d*$/, '').replace(/\.$/, '')
 
 /** A route's score: path specificity first, then a named host over any host. */
 export const routeScore = (route: RouteInput): number => pathSpecificity(route.path ?? '/') * 2 + (route.host ? 1 : 0)
@@ -44,7 +46,7 @@ export function legacyRoutes(hosts: readonly string[] | undefined, paths: readon
 export function routeScorer(routes: readonly RouteInput[], ignoreCase: boolean, field = 'routes', unique = true): (c: Context) => number | undefined {
   const seen = new Set<string>()
   const compiled: CompiledRoute[] = routes.map((route, index) => {
-    const host = route.host === undefined ? undefined : hostOf(route.host)
+    const host = route.host === undefined ? undefined : hostOption(route.host, `${field}[${index}].host`)
     const path = route.path ?? '/'
     const key = `${host ?? '*'} ${ignoreCase ? path.toLowerCase() : path}`
     if (unique && seen.has(key)) throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option ${field}[${index}]: the route ${host ?? '(any host)'}${path} is given twice`)
@@ -54,24 +56,24 @@ export function routeScorer(routes: readonly RouteInput[], ignoreCase: boolean, 
   // Most specific first: the first route that covers a request is its score.
   compiled.sort((a, b) => b.score - a.score)
   return (c) => {
-    const urlHost = hostOf(new URL(c.req.url).host)
+    const urlHost = requestHost(new URL(c.req.url).host)
     const header = c.req.header('host')
-    const headerHost = header === undefined ? undefined : hostOf(header)
+    const headerHost = header === undefined ? undefined : requestHost(header)
     const raw = rawPathOf(c.req.url)
     const routed = c.req.path
-    const unusual = UNUSUAL.test(raw)
-    const read = unusual ? readPath(raw) : undefined
-    const decoded = read && !read.hazard ? read.decoded : undefined
+    const differs = MAY_DIFFER.test(raw)
+    const hazard = UNUSUAL.test(raw) ? readPath(raw).hazard : undefined
+    // Only a path that may read differently pays for its readings (readings.ts), and only once.
+    let readings: string[] | undefined
     let hostOnly: number | undefined
     for (const route of compiled) {
       // Either host naming a covered one is enough (absolute-form targets, coverage.ts): fail-closed.
       if (route.host !== undefined && route.host !== urlHost && route.host !== headerHost) continue
-      if (!unusual) {
-        if (route.path.raw(raw) || (raw !== routed && route.path.decoded(routed))) return route.score
-        continue
-      }
-      if (route.path.raw(raw) || route.path.decoded(routed) || (decoded !== undefined && route.path.decoded(decoded))) return route.score
-      if (read?.hazard) hostOnly = Math.max(hostOnly ?? 0, route.host ? 1 : 0)
+      if (route.path.raw(raw) || (raw !== routed && route.path.decoded(routed))) return route.score
+      if (!differs) continue
+      readings ??= plausibleReadings(raw)
+      if (readings.some(route.path.decoded)) return route.score
+      if (hazard) hostOnly = Math.max(hostOnly ?? 0, route.host ? 1 : 0)
     }
     return hostOnly
   }

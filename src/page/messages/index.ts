@@ -71,6 +71,11 @@ export const CLOUDFLARE_LANGUAGES = [
 /** What `defaultTemplateLanguage` takes: our codes and Cloudflare's. */
 export const TEMPLATE_LANGUAGES = [...LANGUAGES, ...CLOUDFLARE_LANGUAGES] as const
 
+const TEMPLATE_BY_LOWER_CASE = new Map<string, string>(TEMPLATE_LANGUAGES.map((code) => [code.toLowerCase(), code]))
+
+/** A `defaultTemplateLanguage` in any case (`EN-us`), as listed (`en-US`); anything else unchanged. */
+export const templateLanguageOf = (value: unknown): unknown => (typeof value === 'string' ? (TEMPLATE_BY_LOWER_CASE.get(value.toLowerCase()) ?? value) : value)
+
 export type Language = (typeof LANGUAGES)[number]
 
 const BY_LANGUAGE: Record<Language, Messages> = {
@@ -92,6 +97,15 @@ const LEGACY: Record<string, string> = { iw: 'he', in: 'id', no: 'nb', nn: 'nb',
 
 /** Regions whose Chinese is written in Traditional characters. */
 const TRADITIONAL_REGIONS = new Set(['tw', 'hk', 'mo'])
+
+/**
+ * The scripts our texts are written in, where not Latin alone: a tag naming another script (`sr-Cyrl-RS`:
+ * our Serbian is Latin) matches none of ours, so the next entry or the default language is used instead.
+ */
+const SCRIPTS: Partial<Record<Language, readonly string[]>> = {
+  ar: ['arab'], fa: ['arab'], he: ['hebr'], hi: ['deva'], ru: ['cyrl'], uk: ['cyrl'], bg: ['cyrl'], el: ['grek'],
+  ja: ['jpan', 'hira', 'kana', 'hrkt'], ko: ['kore', 'hang'], th: ['thai'],
+}
 
 /** Only this much of an `Accept-Language` header is read, and at most this many of its entries. */
 const MAX_HEADER_LENGTH = 1024
@@ -122,10 +136,11 @@ function lookup(tag: string): Language | undefined {
   const subtags = normalized.split('-')
   subtags[0] = LEGACY[subtags[0]!] ?? subtags[0]!
   if (subtags[0] === 'zh' || subtags[0] === 'yue') return chineseVariant(subtags)
+  const script = subtags[1] !== undefined && /^[a-z]{4}$/.test(subtags[1]) ? subtags[1] : undefined
   for (let length = subtags.length; length > 0; length--) {
     if (subtags[length - 1]!.length === 1) continue
     const code = BY_LOWER_CASE.get(subtags.slice(0, length).join('-'))
-    if (code) return code
+    if (code) return script === undefined || (SCRIPTS[code] ?? ['latn']).includes(script) ? code : undefined
   }
   return undefined
 }

@@ -60,22 +60,30 @@ export async function decide(room: Room, c: Context, s: EffectiveSettings, ticke
 
   const minute = minuteOf(now)
   const asked = await askForSlot(room, s, coordinator, location, ticket, ticketId, now)
-  if (!queued) room.history.arrived(now, location)
   // A client held by the challenge gets in only on a place the counters grant (or a passthrough room), never
   // on fail-open: with the coordinator down nobody knows the room has room.
   if (!countQueued && asked.result.admitted && asked.reason !== 'slot' && asked.reason !== 'passthrough') asked.result = { admitted: false, roundTrips: 0 }
   const { result, reason, snapshot, bucketId } = asked
+  // An arrival is a user given a session or a place in line: not a queue-full answer, nor one held by the challenge.
   if (result.admitted) {
+    if (!queued) room.history.arrived(now, location)
     recordAdmission(room, location, ticket, bucketId, minute, ticketId, result)
     room.report(c, location, now, coordinator)
     return { outcome: 'admitted', reason, ticketId, bucketId, snapshot, refresh: 0, newlyQueued: false }
   }
-  if (!queued && queueIsFull(room, snapshot)) {
+  // From the full-queue check to counting the place, no await: a worker never gives more places than it saw free.
+  if (!queued && queueIsFull(room, now)) {
     // A full queue takes nobody new: no check-in recorded, no ticket (the middleware sets none for this reason).
     room.report(c, location, now, coordinator)
     return { outcome: 'queued', reason: 'queue-full', ticketId, bucketId, snapshot, refresh: jitteredRefresh(room), newlyQueued: false }
   }
-  if (countQueued) recordQueueCheckIn(room, location, ticket, bucketId, minute, ticketId)
+  if (countQueued) {
+    if (!queued) {
+      room.history.arrived(now, location)
+      room.link.noteNewQueuePlace()
+    }
+    recordQueueCheckIn(room, location, ticket, bucketId, minute, ticketId)
+  }
   room.report(c, location, now, coordinator)
   return { outcome: 'queued', reason, ticketId, bucketId, snapshot, refresh: jitteredRefresh(room), newlyQueued: !queued }
 }
@@ -191,10 +199,16 @@ function recordQueueCheckIn(room: Room, location: string, ticket: Ticket | undef
   link.record(location, waitingField(minute, bucketId), 1)
 }
 
-/** The queue holds `maxQueuedUsers` as this worker's snapshot counts them (room-wide, as of its last sync). */
-export function queueIsFull(room: Room, snapshot: Snapshot | undefined): boolean {
+/**
+ * The queue holds `maxQueuedUsers`: the room-wide count of this worker's current snapshot (as of its last
+ * sync) plus the new places this worker gave since that snapshot was built. Read now, not before the awaits of
+ * the decision: concurrent requests of one worker each see the places given before them.
+ */
+export function queueIsFull(room: Room, now: number): boolean {
   const max = room.o.maxQueuedUsers
-  return max !== undefined && snapshot !== undefined && snapshot.waitingUsers >= max
+  if (max === undefined) return false
+  const snapshot = room.link.snapshot(now)
+  return snapshot !== undefined && snapshot.waitingUsers + room.link.newQueuePlaces >= max
 }
 
 /** The base refresh interval, ±10%, so check-ins spread out. */

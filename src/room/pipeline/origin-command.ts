@@ -16,7 +16,20 @@ const COMMAND_HEADER = 'waiting-room-command'
 /** The header Cloudflare's docs name: obeyed with `compatibility: 'cloudflare'`, stripped in either mode. */
 const CF_COMMAND_HEADER = 'cf-waiting-room-command'
 
-/** Only runs when the command is enabled (reading headers after `next()` has a cost on Node). */
+/**
+ * Removes both command headers from the origin's answer, on every path through the middleware (bypassed,
+ * suspended, another room or none deciding, commands off): the header never reaches the client either way.
+ */
+export function stripOriginCommands(c: Context): void {
+  if (!c.res.headers.has(COMMAND_HEADER) && !c.res.headers.has(CF_COMMAND_HEADER)) return
+  const response = new Response(c.res.body, c.res) // origin headers may be immutable (a fetch Response)
+  response.headers.delete(COMMAND_HEADER)
+  response.headers.delete(CF_COMMAND_HEADER)
+  c.res = undefined as never // replace rather than merge: Hono merges headers into a set response
+  c.res = response
+}
+
+/** Only runs when the command is enabled; otherwise the middleware only strips the headers. */
 export function applyOriginCommand(room: Room, c: Context, ticketId: string, countedMinute: number, now: number): void {
   const own = c.res.headers.get(COMMAND_HEADER)
   const cf = c.res.headers.get(CF_COMMAND_HEADER)
