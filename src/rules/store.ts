@@ -7,10 +7,11 @@
 import type { Context } from 'hono'
 import type { SettingsStorage } from '../admission/settings.ts'
 import { WaitingRoomError } from '../errors.ts'
+import { KeyedList } from '../admission/keyed-list.ts'
 import { waitUntilOf } from '../room/execution.ts'
 import { compileCondition, type RequestFacts, type Truth } from './evaluate.ts'
 import { factsOf, type FactSources } from './facts.ts'
-import { MAX_RULES, rulesSchema, type BypassRule } from './language.ts'
+import { MAX_RULES, ruleSchema, type BypassRule } from './language.ts'
 
 interface CompiledRule {
   id: string
@@ -20,8 +21,8 @@ interface CompiledRule {
 const TRUE: Truth = 1
 
 export class RuleSource {
-  readonly #key: string
-  readonly #storage: SettingsStorage
+  readonly #roomId: string
+  readonly #stored: KeyedList
   readonly #refreshMs: number
   readonly #sources: FactSources
   #rules: BypassRule[] = []
@@ -33,8 +34,9 @@ export class RuleSource {
   readonly hits: Map<string, number> = new Map()
 
   constructor(roomId: string, storage: SettingsStorage, refreshMs: number, sources: FactSources) {
-    this.#key = `waiting-room:${roomId}:rules`
-    this.#storage = storage
+    this.#roomId = roomId
+    // `waiting-room:<roomId>:rules` (a list) and `…:rule:id-<id>` (one rule each): see ../admission/keyed-list.ts
+    this.#stored = new KeyedList(storage, `waiting-room:${roomId}:rules`, `waiting-room:${roomId}:rule`)
     this.#refreshMs = refreshMs
     this.#sources = sources
   }
@@ -61,13 +63,11 @@ export class RuleSource {
     return undefined
   }
 
-  /** Reads the rules from storage (a stored value that fails validation leaves the last good ones in force). */
+  /** Reads the rules from storage; a stored rule that fails validation is skipped with a warning, the others apply. */
   load(now: number): Promise<void> {
     this.#loading ??= (async () => {
       try {
-        const stored = await this.#storage.getItem(this.#key)
-        const parsed = rulesSchema.safeParse(stored ?? [])
-        if (parsed.success) this.#use(parsed.data)
+        this.#use(this.#valid((await this.#stored.read()) ?? []))
       } finally {
         this.#loaded = true
         this.#lastLoadAt = now
@@ -77,30 +77,42 @@ export class RuleSource {
     return this.#loading
   }
 
+  #valid(stored: unknown[]): BypassRule[] {
+    const rules: BypassRule[] = []
+    for (const entry of stored) {
+      const parsed = ruleSchema.safeParse(entry)
+      const problem = !parsed.success ? parsed.error.issues[0]?.message : rules.some((r) => r.id === parsed.data.id) ? 'repeats an id' : rules.length >= MAX_RULES ? `more than ${MAX_RULES} rules` : undefined
+      if (problem === undefined && parsed.success) rules.push(parsed.data)
+      else console.warn(`[hono-waiting-room] room "${this.#roomId}": skipping a stored rule (${(entry as { id?: unknown } | null)?.id}): ${problem}`)
+    }
+    return rules
+  }
+
   rules(): BypassRule[] {
     return this.#rules.map((rule) => ({ ...rule }))
   }
 
   /** Adds a rule (validated by the caller); throws a conflict when its id is taken or the room holds the most rules. */
   async add(rule: BypassRule, now: number): Promise<void> {
-    await this.load(now)
-    if (this.#rules.some((r) => r.id === rule.id)) throw new WaitingRoomError('ERR_WR_CONFLICT', `a rule with the id "${rule.id}" already exists: delete it first`)
-    if (this.#rules.length >= MAX_RULES) throw new WaitingRoomError('ERR_WR_CONFLICT', `at most ${MAX_RULES} rules per room`)
-    await this.#save([...this.#rules, rule], now)
+    await this.#stored.add(rule, [], (current) => {
+      const rules = this.#valid(current)
+      if (rules.some((r) => r.id === rule.id)) throw new WaitingRoomError('ERR_WR_CONFLICT', `a rule with the id "${rule.id}" already exists: delete it first`)
+      if (rules.length >= MAX_RULES) throw new WaitingRoomError('ERR_WR_CONFLICT', `at most ${MAX_RULES} rules per room`)
+    })
+    await this.#reload(now)
   }
 
-  /** Deletes a rule; false when there is none with that id. */
-  async remove(id: string, now: number): Promise<BypassRule | undefined> {
-    await this.load(now)
-    const rule = this.#rules.find((r) => r.id === id)
-    if (rule) await this.#save(this.#rules.filter((r) => r !== rule), now)
-    return rule
+  /** Deletes the stored rule with this id (valid or not); undefined when there is none. */
+  async remove(id: string, now: number): Promise<unknown> {
+    const deleted = await this.#stored.remove(id, [])
+    await this.#reload(now)
+    return deleted
   }
 
-  async #save(rules: BypassRule[], now: number): Promise<void> {
-    await this.#storage.setItem(this.#key, rules)
-    this.#use(rules)
-    this.#lastLoadAt = now
+  /** A load that starts after the caller's write (one already under way may have read before it). */
+  async #reload(now: number): Promise<void> {
+    await this.#loading?.catch(() => {})
+    await this.load(now)
   }
 
   #use(rules: BypassRule[]): void {
