@@ -11,7 +11,9 @@ import { KeyedList } from '../admission/keyed-list.ts'
 import { waitUntilOf } from '../room/execution.ts'
 import { compileCondition, type RequestFacts, type Truth } from './evaluate.ts'
 import { factsOf, type FactSources } from './facts.ts'
-import { MAX_RULES, ruleSchema, type BypassRule } from './language.ts'
+import { conditionSize, MAX_CONDITIONS_PER_ROOM, MAX_RULES, ruleSchema, type BypassRule } from './language.ts'
+
+const sizeOf = (rule: BypassRule): number => conditionSize(rule.when, Number.POSITIVE_INFINITY).count
 
 interface CompiledRule {
   id: string
@@ -79,10 +81,22 @@ export class RuleSource {
 
   #valid(stored: unknown[]): BypassRule[] {
     const rules: BypassRule[] = []
+    let conditions = 0
     for (const entry of stored) {
       const parsed = ruleSchema.safeParse(entry)
-      const problem = !parsed.success ? parsed.error.issues[0]?.message : rules.some((r) => r.id === parsed.data.id) ? 'repeats an id' : rules.length >= MAX_RULES ? `more than ${MAX_RULES} rules` : undefined
-      if (problem === undefined && parsed.success) rules.push(parsed.data)
+      const problem = !parsed.success
+        ? parsed.error.issues[0]?.message
+        : rules.some((r) => r.id === parsed.data.id)
+          ? 'repeats an id'
+          : rules.length >= MAX_RULES
+            ? `more than ${MAX_RULES} rules`
+            : conditions + sizeOf(parsed.data) > MAX_CONDITIONS_PER_ROOM
+              ? `more than ${MAX_CONDITIONS_PER_ROOM} conditions in the room's rules`
+              : undefined
+      if (problem === undefined && parsed.success) {
+        rules.push(parsed.data)
+        conditions += sizeOf(parsed.data)
+      }
       else console.warn(`[hono-waiting-room] room "${this.#roomId}": skipping a stored rule (${(entry as { id?: unknown } | null)?.id}): ${problem}`)
     }
     return rules
@@ -98,6 +112,10 @@ export class RuleSource {
       const rules = this.#valid(current)
       if (rules.some((r) => r.id === rule.id)) throw new WaitingRoomError('ERR_WR_CONFLICT', `a rule with the id "${rule.id}" already exists: delete it first`)
       if (rules.length >= MAX_RULES) throw new WaitingRoomError('ERR_WR_CONFLICT', `at most ${MAX_RULES} rules per room`)
+      const total = rules.reduce((sum, r) => sum + sizeOf(r), sizeOf(rule))
+      if (total > MAX_CONDITIONS_PER_ROOM) {
+        throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option when: the room's rules would hold ${total} conditions, at most ${MAX_CONDITIONS_PER_ROOM} (delete or merge rules)`)
+      }
     })
     await this.#reload(now)
   }
