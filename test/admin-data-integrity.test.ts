@@ -24,8 +24,8 @@ function worker(storage: SettingsStorage, roomId: string, clock = { now: START }
   app.all('*', (c) => c.text('origin'))
   return { app, room, clock }
 }
-const post = (app: Hono<WaitingRoomEnv>, path: string, body: unknown) => app.request(`/_room${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })
-const call = (app: Hono<WaitingRoomEnv>, method: string, path: string, body?: string) => app.request(`/_room${path}`, { method, headers: auth, body })
+const post = (app: Hono<any>, path: string, body: unknown) => app.request(`/_room${path}`, { method: 'POST', headers: auth, body: JSON.stringify(body) })
+const call = (app: Hono<any>, method: string, path: string, body?: string) => app.request(`/_room${path}`, { method, headers: auth, body })
 const iso = (ms: number) => new Date(ms).toISOString()
 /** A storage whose every call takes a few ms (seeded), as a network store does: writes interleave. */
 function slow<S extends SettingsStorage>(inner: S, seed: number): S {

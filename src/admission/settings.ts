@@ -148,6 +148,11 @@ export class SettingsSource {
     return this.#loading
   }
 
+  /** The reload under way, if any. */
+  get reloading(): Promise<void> | undefined {
+    return this.#loading
+  }
+
   /** True when the last load is older than the refresh interval (checked on every request: a comparison). */
   refreshDue(now: number): boolean {
     return !this.#loading && now - this.#lastLoadAt >= this.refreshMs

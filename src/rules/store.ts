@@ -9,6 +9,7 @@ import type { SettingsStorage } from '../admission/settings.ts'
 import { WaitingRoomError } from '../errors.ts'
 import { KeyedList } from '../admission/keyed-list.ts'
 import { waitUntilOf } from '../room/execution.ts'
+import { settleWithin } from '../coordination/timeout.ts'
 import { compileCondition, type RequestFacts, type Truth } from './evaluate.ts'
 import { factsOf, type FactSources } from './facts.ts'
 import { conditionSize, MAX_CONDITIONS_PER_ROOM, MAX_RULES, ruleSchema, type BypassRule } from './language.ts'
@@ -35,7 +36,10 @@ export class RuleSource {
   /** Requests each rule let through on this worker, by rule id (kept after a rule is deleted: counters only grow). */
   readonly hits: Map<string, number> = new Map()
 
-  constructor(roomId: string, storage: SettingsStorage, refreshMs: number, sources: FactSources) {
+  readonly #timeoutMs: number
+
+  constructor(roomId: string, storage: SettingsStorage, refreshMs: number, sources: FactSources, timeoutMs = 1000) {
+    this.#timeoutMs = timeoutMs
     this.#roomId = roomId
     // `waiting-room:<roomId>:rules` (a list) and `…:rule:id-<id>` (one rule each): see ../admission/keyed-list.ts
     this.#stored = new KeyedList(storage, `waiting-room:${roomId}:rules`, `waiting-room:${roomId}:rule`)
@@ -43,13 +47,18 @@ export class RuleSource {
     this.#sources = sources
   }
 
-  /** The id of the first enabled rule that surely matches `c`, or undefined; awaits only the very first load. */
+  /**
+   * The id of the first enabled rule that surely matches `c`, or undefined. A request that finds the rules
+   * older than the refresh interval waits for the reload (at most `timeoutMs`; then the last known rules
+   * apply), so a worker back from idle never judges on rules older than one refresh.
+   */
   matchOf(c: Context, now: number): string | undefined | Promise<string | undefined> {
     if (!this.#loaded) return this.load(now).then(() => this.#match(c), () => this.#match(c))
     if (!this.#loading && now - this.#lastLoadAt >= this.#refreshMs) {
       const loading = this.load(now).catch(() => {}) // a storage outage keeps the last known rules
       waitUntilOf(c)?.(loading) // looked up only when a reload starts
     }
+    if (this.#loading) return settleWithin(this.#loading, this.#timeoutMs).then(() => this.#match(c))
     return this.#compiled.length === 0 ? undefined : this.#match(c)
   }
 
