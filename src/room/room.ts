@@ -94,7 +94,7 @@ export class Room implements RegisteredRoom {
     this.sharesApp = routes !== undefined || o.compatibility === 'cloudflare'
     claimCookie(this)
     const retentionMinutes = DEFAULT_HISTORY_RETENTION_MINUTES
-    this.history = new HistoryRecorder({ roomId: o.roomId, retentionMinutes, flushIntervalMs: HISTORY_FLUSH_INTERVAL_MS })
+    this.history = new HistoryRecorder({ roomId: o.roomId, retentionMinutes, flushIntervalMs: HISTORY_FLUSH_INTERVAL_MS, clock: o.clock })
     this.revokeEnabled = o.enabledOriginCommands.includes('revoke')
     this.#cookie = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain, partitioned: o.cookiePartitioned }
     this.sealerOf = ticketSealerOf(o.roomId, o.secret)
@@ -180,7 +180,7 @@ export class Room implements RegisteredRoom {
       history: this.history,
       coordinatorOf: (c) => this.coordinatorOf(c),
       locationOf: this.locationOf,
-      flush: () => this.link.flush(),
+      flush: () => Promise.all([this.link.flush(), this.history.flushPending()]).then(() => {}), // reports and history
       async status(c) {
         const now = room.o.clock()
         const s = await room.settingsAt(c, now)
