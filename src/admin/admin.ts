@@ -80,7 +80,6 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
   }
 
   const admin = new Hono()
-
   admin.use('*', async (c, next) => {
     await next()
     c.header('Cache-Control', 'no-store') // live state and secrets-adjacent data: never cached by a proxy

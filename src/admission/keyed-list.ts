@@ -15,10 +15,10 @@
  * What remains across workers: checks that span entries (event overlaps, the most entries per room, a
  * duplicate id added on two workers at the same moment) see only what was stored when they ran.
  */
-import type { SettingsStorage } from './settings.ts'
-
-/** The storage with the two optional methods that allow one key per entry. */
-type KeyedStorage = SettingsStorage & {
+/** The settings storage (./settings.ts `SettingsStorage`, spelled out here: no import cycle), with the two optional methods that allow one key per entry. */
+interface KeyedStorage {
+  getItem(key: string): Promise<unknown>
+  setItem(key: string, value: unknown): Promise<void>
   getKeys?: (base: string) => Promise<string[]>
   removeItem?: (key: string) => Promise<void>
 }
@@ -50,7 +50,7 @@ export class KeyedList {
   readonly #listKey: string
   readonly #itemPrefix: string
 
-  constructor(storage: SettingsStorage, listKey: string, itemPrefix: string) {
+  constructor(storage: KeyedStorage, listKey: string, itemPrefix: string) {
     this.#storage = storage
     this.#listKey = listKey
     this.#itemPrefix = itemPrefix
