@@ -23,6 +23,7 @@ import { settingsPatchSchema } from '../admission/settings.ts'
 import { eventRoutes } from './event-routes.ts'
 import { fail, fromStorage, requireJson } from './http.ts'
 import { ruleRoutes } from './rules.ts'
+import { adminBodyLimit } from './body-limit.ts'
 import { finishAdmin, publicRoutes } from './dashboard/routes.ts'
 
 export type { WaitingRoomAdminOptions } from './options.ts'
@@ -79,11 +80,11 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
   }
 
   const admin = new Hono()
-
   admin.use('*', async (c, next) => {
     await next()
     c.header('Cache-Control', 'no-store') // live state and secrets-adjacent data: never cached by a proxy
   })
+  admin.use('*', adminBodyLimit) // before anything reads a body: ./body-limit.ts
   publicRoutes(admin, room) // cross-site writes refused; GET /, the dashboard, signs in with the token itself
   admin.use(
     '*',
@@ -170,7 +171,7 @@ function adminError(error: Error, c: Context): Response {
   if (error instanceof WaitingRoomError) {
     const message = error.message.replace(/^\[hono-waiting-room\] /, '')
     if (error.code === 'ERR_WR_CONFLICT') return c.json({ error: 'conflict', message }, 409)
-    if (error.code === 'ERR_WR_OPTIONS') return invalid(c, [{ path: '', message }])
+    if (error.code === 'ERR_WR_OPTIONS') return invalid(c, [{ path: /^invalid option ([\w.]+):/.exec(message)?.[1] ?? '', message }])
     if (error.code === 'ERR_WR_COORDINATOR') return c.json({ error: 'coordinator_unavailable', message }, 503)
   }
   console.error('[hono-waiting-room] admin API error', error)

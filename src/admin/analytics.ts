@@ -22,10 +22,18 @@ const DEFAULT_RANGE_MINUTES = 60
 const DIGITS = /^\d{1,16}$/
 const isoTime = z.iso.datetime({ offset: true })
 
-/** ms since the epoch, or an ISO 8601 time with an offset. */
+/** Latest time a query may name: 9999-12-31T23:59:00Z, so every minute of an answer is a valid Date. */
+const MAX_QUERY_TIME = Date.UTC(9999, 11, 31, 23, 59)
+const RANGE_MESSAGE = 'must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:00Z'
+
+/** ms since the epoch, or an ISO 8601 time with an offset, within {@link MAX_QUERY_TIME}. */
 const timeParam = z.string().transform((value, ctx) => {
-  if (DIGITS.test(value)) return Number(value)
-  if (isoTime.safeParse(value).success) return Date.parse(value)
+  const ms = DIGITS.test(value) ? Number(value) : isoTime.safeParse(value).success ? Date.parse(value) : undefined
+  if (ms !== undefined && ms >= 0 && ms <= MAX_QUERY_TIME) return ms
+  if (ms !== undefined) {
+    ctx.addIssue({ code: 'custom', message: RANGE_MESSAGE })
+    return z.NEVER
+  }
   ctx.addIssue({ code: 'custom', message: 'expected ms since the epoch or an ISO 8601 time with an offset (2026-12-01T10:00:00Z)' })
   return z.NEVER
 })
@@ -105,7 +113,7 @@ export function analyticsRoutes(room: RoomHandle): Hono {
     const id = c.req.param('id')
     const event = room.settings.events().find((e) => e.id === id)
     if (!event) throw fail(404, 'not_found', `no event with the id "${id}"`)
-    return c.json(await eventReport(event, now, (from, to) => readRows(room, c, from, to)))
+    return c.json(await eventReport(event, now, (from, to) => readRows(room, c, from, to), Math.floor(now / MINUTE_MS) - retentionMinutes))
   })
 
   return app

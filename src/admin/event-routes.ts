@@ -28,26 +28,15 @@ export function eventRoutes(admin: Hono, room: RoomHandle): void {
   })
 
   admin.post('/events', requireJson, zValidator('json', newEventSchema, validationHook), async (c) => {
-    const now = clock()
-    const input = c.req.valid('json')
-    await fromStorage(room.settings.load(now))
-    const existing = room.settings.events()
-    if (input.id !== undefined && existing.some((event) => event.id === input.id)) {
-      throw fail(409, 'conflict', `an event with the id "${input.id}" already exists: delete it first`)
-    }
-    const events = await fromStorage(room.settings.setEvents([...existing, input], now))
-    const before = new Set(existing.map((event) => event.id))
-    return c.json({ event: events.find((event) => !before.has(event.id)) }, 201)
+    const event = await fromStorage(room.settings.addEvent(c.req.valid('json'), clock()))
+    return c.json({ event }, 201)
   })
 
+  // Works on the stored entry whatever it holds: an event the loader skips (invalid) can still be deleted.
   admin.delete('/events/:id', async (c) => {
-    const now = clock()
     const id = c.req.param('id')
-    await fromStorage(room.settings.load(now))
-    const existing = room.settings.events()
-    const event = existing.find((e) => e.id === id)
-    if (!event) throw fail(404, 'not_found', `no event with the id "${id}"`)
-    await fromStorage(room.settings.setEvents(existing.filter((e) => e !== event), now))
-    return c.json({ deleted: event })
+    const deleted = await fromStorage(room.settings.removeEvent(id, clock()))
+    if (deleted === undefined) throw fail(404, 'not_found', `no event with the id "${id}"`)
+    return c.json({ deleted })
   })
 }

@@ -11,8 +11,24 @@ import { z } from 'zod'
 import { templateError } from '../page/template-check.ts'
 import { WaitingRoomError } from '../errors.ts'
 
-/** ms since the epoch or an ISO 8601 time with an offset. Types are spelled out for JSR (no slow types). */
-const time: z.ZodType<number | string, number | string> = z.union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })])
+/** Earliest time an event may name: 2000-01-01T00:00:00Z (an earlier one is a typo, and `new Date(0)` a bug). */
+export const MIN_EVENT_TIME = Date.UTC(2000, 0, 1)
+/** Latest time an event may name: 2100-01-01T00:00:00Z. */
+export const MAX_EVENT_TIME = Date.UTC(2100, 0, 1)
+const TIME_RANGE = { message: 'must be between 2000-01-01T00:00:00Z and 2100-01-01T00:00:00Z' }
+const inRange = (value: number | string): boolean => {
+  const ms = typeof value === 'number' ? value : Date.parse(value)
+  return ms >= MIN_EVENT_TIME && ms <= MAX_EVENT_TIME
+}
+
+/**
+ * ms since the epoch or an ISO 8601 time with an offset, from 2000 to 2100. The one schema for the admin API,
+ * the options and the loader of stored events, so nothing accepted on the way in is refused on the way out.
+ * Types are spelled out for JSR (no slow types).
+ */
+const time: z.ZodType<number | string, number | string> = z
+  .union([z.number().int().nonnegative(), z.iso.datetime({ offset: true })])
+  .refine(inRange, TIME_RANGE)
 
 /** An event as given in options or to the admin API; fields left out (or null) inherit the room's settings. */
 export interface WaitingRoomEventInput {
@@ -93,6 +109,32 @@ export function eventIssues(e: WaitingRoomEventInput): { path: string; message: 
   }
   if (e.shuffleAtEventStart && e.prequeueStartTime == null) issues.push({ path: 'shuffleAtEventStart', message: 'needs a prequeueStartTime (only prequeued users are shuffled)' })
   return issues
+}
+
+/**
+ * Stored events as the room applies them: unlike {@link normalizeEvents}, never throws. An entry that fails
+ * validation, repeats an id or overlaps an earlier one is skipped with a logged warning and the others apply,
+ * so one bad entry (written by an older version, or by hand) cannot lock the admin API or the room.
+ */
+export function loadStoredEvents(inputs: readonly unknown[], roomId: string): RoomEvent[] {
+  const valid: RoomEvent[] = []
+  inputs.forEach((input, index) => {
+    try {
+      valid.push(normalizeEvents([input], `stored events.${index}`)[0]!)
+    } catch (error) {
+      console.warn(`[hono-waiting-room] room "${roomId}": skipping a stored event: ${(error as Error).message.replace(/^\[hono-waiting-room\] /, '')}`)
+    }
+  })
+  valid.sort((a, b) => windowStart(a) - windowStart(b))
+  const kept: RoomEvent[] = []
+  for (const event of valid) {
+    const last = kept[kept.length - 1]
+    const clash = kept.some((e) => e.id === event.id) ? 'repeats an id' : last && windowStart(event) < last.eventEndTime ? `overlaps "${last.id}"` : undefined
+    if (clash || kept.length >= MAX_EVENTS) {
+      console.warn(`[hono-waiting-room] room "${roomId}": skipping the stored event "${event.id}": ${clash ?? `more than ${MAX_EVENTS} events`}`)
+    } else kept.push(event)
+  }
+  return kept
 }
 
 /** When the event's window opens: the prequeue start if any, else the event start. */

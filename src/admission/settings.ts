@@ -5,7 +5,9 @@
  * anywhere is seen everywhere within one refresh. An active event's fields override both.
  */
 import { z } from 'zod'
-import { eventPhaseAt, normalizeEvents, type EventPhase, type RoomEvent } from './events.ts'
+import { WaitingRoomError } from '../errors.ts'
+import { eventPhaseAt, loadStoredEvents, normalizeEvents, type EventPhase, type RoomEvent } from './events.ts'
+import { KeyedList, serialised } from './keyed-list.ts'
 import type { QueueingMethod } from './plan.ts'
 
 /** What the admin API may change at runtime; `null` removes an override, so the option's value applies again. */
@@ -59,6 +61,13 @@ export interface SettingsStorage {
   getItem(key: string): Promise<unknown>
   /** Stores a JSON-serialisable value under `key`. */
   setItem(key: string, value: unknown): Promise<void>
+  /**
+   * Optional, with `removeItem` (unstorage has both): the keys under `base`. With them each event and rule
+   * added at runtime is kept under its own key, so writes made at once on several workers are all kept.
+   */
+  getKeys?(base: string): Promise<string[]>
+  /** Optional, with `getKeys`: deletes `key`. */
+  removeItem?(key: string): Promise<void>
 }
 
 /** The default storage: this process's memory. Values go through JSON, as unstorage's memory driver does. */
@@ -78,8 +87,8 @@ export function memorySettingsStorage(): SettingsStorage {
 /** The room settings an event may set; `suspended` is not one (a suspended event is ignored instead). */
 export const EVENT_FIELDS = ['totalActiveUsers', 'newUsersPerMinute', 'sessionDurationMinutes', 'disableSessionRenewal', 'queueingMethod', 'queueingStatusCode', 'template'] as const
 
-/** Storage keys: `waiting-room:<roomId>:settings` and `…:events`. */
-const key = (roomId: string, what: 'settings' | 'events') => `waiting-room:${roomId}:${what}`
+/** Storage keys: `waiting-room:<roomId>:settings`, `…:events` (a list) and `…:event:id-<id>` (one event each). */
+const key = (roomId: string, what: 'settings' | 'events' | 'event') => `waiting-room:${roomId}:${what}`
 
 export class SettingsSource {
   readonly roomId: string
@@ -87,6 +96,9 @@ export class SettingsSource {
   readonly base: RoomSettings
   #overrides: SettingsPatch = {}
   #events: RoomEvent[]
+  /** The events given as options: what the stored list starts from when none was ever written. */
+  readonly #initialEvents: RoomEvent[]
+  readonly #stored: KeyedList
   #effective: EffectiveSettings | undefined
   #computedAt = Number.NEGATIVE_INFINITY
   #loaded = false
@@ -98,7 +110,9 @@ export class SettingsSource {
     this.roomId = roomId
     this.base = base
     this.#events = events
+    this.#initialEvents = events
     this.storage = storage ?? memorySettingsStorage()
+    this.#stored = new KeyedList(this.storage, key(roomId, 'events'), key(roomId, 'event'))
     this.refreshMs = refreshMs
   }
 
@@ -118,13 +132,12 @@ export class SettingsSource {
   load(now: number): Promise<void> {
     this.#loading ??= (async () => {
       try {
-        const [overrides, events] = await Promise.all([
-          this.storage.getItem(key(this.roomId, 'settings')),
-          this.storage.getItem(key(this.roomId, 'events')),
-        ])
+        const [overrides, events] = await Promise.all([this.storage.getItem(key(this.roomId, 'settings')), this.#stored.read()])
         const patch = settingsPatchSchema.safeParse(overrides ?? {})
         if (patch.success) this.#overrides = patch.data
-        if (Array.isArray(events)) this.#events = normalizeEvents(events, 'stored events')
+        else console.warn(`[hono-waiting-room] room "${this.roomId}": ignoring the stored settings overrides: ${patch.error.issues[0]?.message}`)
+        // A stored event that fails validation is skipped with a warning; the others apply (never a lockout).
+        if (events) this.#events = loadStoredEvents(events, this.roomId)
         this.#effective = undefined
       } finally {
         this.#loaded = true
@@ -132,6 +145,11 @@ export class SettingsSource {
         this.#loading = undefined
       }
     })()
+    return this.#loading
+  }
+
+  /** The reload under way, if any. */
+  get reloading(): Promise<void> | undefined {
     return this.#loading
   }
 
@@ -155,24 +173,42 @@ export class SettingsSource {
     return [...this.#events]
   }
 
-  async patch(patch: SettingsPatch, now: number): Promise<SettingsPatch> {
-    await this.load(now)
-    const next: SettingsPatch = { ...this.#overrides, ...patch }
-    for (const field of Object.keys(next) as (keyof SettingsPatch)[]) if (next[field] === null) delete next[field]
-    await this.storage.setItem(key(this.roomId, 'settings'), next)
-    this.#overrides = next
-    this.#effective = undefined
-    return next
+  /** Merges `patch` into the stored overrides: one write at a time in this process (none lost to another). */
+  patch(patch: SettingsPatch, now: number): Promise<SettingsPatch> {
+    return serialised(this.storage, key(this.roomId, 'settings'), async () => {
+      await this.#reload(now)
+      const next: SettingsPatch = { ...this.#overrides, ...patch }
+      for (const field of Object.keys(next) as (keyof SettingsPatch)[]) if (next[field] === null) delete next[field]
+      await this.storage.setItem(key(this.roomId, 'settings'), next)
+      this.#overrides = next
+      this.#effective = undefined
+      return next
+    })
   }
 
-  /** Replaces the stored events; throws (and stores nothing) when they are invalid or overlap. */
-  async setEvents(inputs: readonly unknown[], now: number): Promise<RoomEvent[]> {
-    const events = normalizeEvents(inputs)
-    await this.storage.setItem(key(this.roomId, 'events'), events)
-    this.#events = events
-    this.#effective = undefined
-    this.#lastLoadAt = now
-    return events
+  /** Adds an event; throws (and stores nothing) when it is invalid, its id is taken or it overlaps a stored one. */
+  async addEvent(input: unknown, now: number): Promise<RoomEvent> {
+    const [event] = normalizeEvents([input])
+    await this.#stored.add(event!, this.#initialEvents, (current) => {
+      const events = loadStoredEvents(current, this.roomId)
+      if (events.some((e) => e.id === event!.id)) throw new WaitingRoomError('ERR_WR_CONFLICT', `an event with the id "${event!.id}" already exists: delete it first`)
+      normalizeEvents([...events, event])
+    })
+    await this.#reload(now)
+    return event!
+  }
+
+  /** Deletes the stored event with this id, valid or not (so a bad entry can always be removed); undefined when none. */
+  async removeEvent(id: string, now: number): Promise<unknown> {
+    const deleted = await this.#stored.remove(id, this.#initialEvents)
+    await this.#reload(now)
+    return deleted
+  }
+
+  /** A load that starts after the caller's write (one already under way may have read before it). */
+  async #reload(now: number): Promise<void> {
+    await this.#loading?.catch(() => {})
+    await this.load(now)
   }
 
   /** The settings an event would put in force (its fields over the room's current ones), as if it were on now. */

@@ -15,3 +15,17 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, adapter: string)
     if (timer !== undefined) clearTimeout(timer)
   })
 }
+
+/**
+ * Waits for `promise` at most `ms`, and never rejects: for reads whose last known answer is good enough when
+ * the fresh one is late or fails (settings and rules reloads). The timer is cleared as soon as it settles.
+ */
+export function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms)
+  })
+  return Promise.race([promise.then(() => {}, () => {}), late]).finally(() => {
+    if (timer !== undefined) clearTimeout(timer)
+  })
+}

@@ -16,6 +16,8 @@ export interface EventReport {
   event: RoomEvent
   window: { from: string; to: string }
   started: boolean
+  /** False when part of the event's window is older than the history's retention: its figures are partial. */
+  complete: boolean
   admitted: number
   arrivals: number
   peakQueue: number | null
@@ -23,7 +25,10 @@ export interface EventReport {
   peakActiveUsers: number | null
   maxWaitSeconds: number | null
   wait: WaitStats
-  /** From the event's start to the first minute after the peak with an empty queue; null: not drained (yet). */
+  /**
+   * From the event's start to the first minute after the peak with an empty queue; null: not drained (yet),
+   * or unknown (`complete` false: part of the window is older than the history's retention).
+   */
   timeToDrainSeconds: number | null
 }
 
@@ -42,10 +47,14 @@ export async function eventReport(
   event: RoomEvent,
   now: number,
   read: (fromMinute: number, toMinute: number) => Promise<HistoryRow[]>,
+  /** The oldest minute the history still holds (older ones were pruned): missing minutes before it are unknown, not empty. */
+  oldestMinute = Number.NEGATIVE_INFINITY,
 ): Promise<EventReport> {
   const from = Math.floor((event.prequeueStartTime ?? event.eventStartTime) / MINUTE_MS)
   const nowMinute = Math.floor(now / MINUTE_MS)
-  const end = Math.min(Math.ceil(event.eventEndTime / MINUTE_MS), nowMinute + 1)
+  // A future event's window is empty (from..from), never backwards.
+  const end = Math.max(from, Math.min(Math.ceil(event.eventEndTime / MINUTE_MS), nowMinute + 1))
+  const complete = from >= oldestMinute
   const followTo = Math.min(end + DRAIN_FOLLOW_MINUTES, nowMinute + 1)
   const started = now >= event.eventStartTime
   const rows = from < followTo ? await read(from, followTo) : []
@@ -61,9 +70,9 @@ export async function eventReport(
   }
   const startMinute = Math.floor(event.eventStartTime / MINUTE_MS)
   // Nobody ever waited: drained from the start.
-  let drained: number | undefined = started && peak?.waitingUsers === 0 ? startMinute : undefined
+  let drained: number | undefined = complete && started && peak?.waitingUsers === 0 ? startMinute : undefined
   // Queued users check in every few seconds: a past minute with no record at all had nobody waiting either.
-  for (let m = Math.max(peak?.minute ?? startMinute, startMinute) + 1; started && drained === undefined && m < followTo && m < nowMinute + 1; m++) {
+  for (let m = Math.max(peak?.minute ?? startMinute, startMinute) + 1; complete && started && drained === undefined && m < followTo && m < nowMinute + 1; m++) {
     const waiting = minutes.get(m)?.waitingUsers ?? (m < nowMinute ? 0 : undefined)
     if (waiting === 0) {
       drained = m
@@ -74,6 +83,7 @@ export async function eventReport(
     event,
     window: { from: new Date(from * MINUTE_MS).toISOString(), to: new Date(end * MINUTE_MS).toISOString() },
     started,
+    complete,
     admitted: total.admissions,
     arrivals: total.arrivals,
     peakQueue: peak?.waitingUsers ?? null,

@@ -14,6 +14,8 @@ export interface RecorderOptions {
   retentionMinutes: number
   /** Shortest time between two writes. */
   flushIntervalMs: number
+  /** The room's clock, for a write a timer makes. Default `Date.now`. */
+  clock?: (() => number) | undefined
 }
 
 /** Rows held while the backend is unreachable, at most (then the oldest minutes go first). */
@@ -38,6 +40,9 @@ export class HistoryRecorder {
   #flushing: Promise<void> | undefined
   #lastFlushAt = Number.NEGATIVE_INFINITY
   #lastGauges: { minute: number; source: unknown } | undefined
+  /** The coordinator of the last write: where `flushPending()` and the trailing timer write. */
+  #lastCoordinator: MaybeHistory | undefined
+  #trailing = false
 
   constructor(options: RecorderOptions) {
     this.options = options
@@ -112,12 +117,37 @@ export class HistoryRecorder {
     return this.#pending.size
   }
 
-  /** Starts a background write if one is due; never waits for it. */
+  /**
+   * Starts a background write if one is due; never waits for it. With rows pending but the interval not
+   * over, a timer writes them when it is (handed to `waitUntil` on Workers, unref'd on Node so it never keeps
+   * a process alive), so a worker that goes idle still writes its last seconds.
+   */
   maybeFlush(coordinator: MaybeHistory, now: number, waitUntil?: (p: Promise<unknown>) => void): void {
-    if (this.#flushing || now - this.#lastFlushAt < this.options.flushIntervalMs) return
+    this.#lastCoordinator = coordinator
     if (this.#pending.size === 0 && !this.#unsent) return
-    const flushing = this.flush(coordinator, now).catch(() => {})
-    waitUntil?.(flushing)
+    const since = now - this.#lastFlushAt
+    let work: Promise<unknown> | undefined
+    if (!this.#flushing && since >= this.options.flushIntervalMs) work = this.flush(coordinator, now).catch(() => {})
+    else if (!this.#trailing) work = this.#flushLater(Math.max(0, this.options.flushIntervalMs - since))
+    if (work) waitUntil?.(work) // started whether or not there is a waitUntil
+  }
+
+  /** One write after `delayMs` (a call while one is waiting does nothing). Nothing awaits it but `waitUntil`. */
+  async #flushLater(delayMs: number): Promise<void> {
+    this.#trailing = true
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delayMs) as unknown as { unref?: () => void } | number
+      if (typeof timer === 'object') timer.unref?.()
+    })
+    this.#trailing = false
+    await this.flushPending().catch(() => {})
+  }
+
+  /** Writes what is pending now to the coordinator of the last write (`room.flush()`, the trailing timer). */
+  flushPending(): Promise<void> {
+    const coordinator = this.#lastCoordinator
+    if (!coordinator || (this.#pending.size === 0 && !this.#unsent && !this.#flushing)) return Promise.resolve()
+    return this.flush(coordinator, (this.options.clock ?? Date.now)())
   }
 
   /** Writes everything pending now (the admin API does, so a chart shows this worker's last seconds too). */

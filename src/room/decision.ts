@@ -45,7 +45,7 @@ export interface RoomHandle {
   locationOf(c: Context): string
   /** This worker's history recorder (the admin API writes its pending minutes before reading analytics). */
   readonly history?: HistoryRecorder
-  /** Reports this worker's pending counts now (call before shutting a server down). */
+  /** Reports this worker's pending counts and writes its pending history now (call before shutting a server down). */
   flush(): Promise<void>
   /** The snapshot and plan now, syncing first when this worker has none. */
   status(c: Context): Promise<{ settings: EffectiveSettings; snapshot: Snapshot; plan: MinutePlan }>

@@ -26,6 +26,7 @@ import type { RoomHandle } from './decision.ts'
 import { waitUntilOf, deferTo } from './execution.ts'
 import { RoomMetrics } from './metrics.ts'
 import { RuleSource } from '../rules/store.ts'
+import { settleWithin } from '../coordination/timeout.ts'
 import type { ResolvedOptions } from './options.ts'
 import { epochTag } from '../coordination/session-epoch.ts'
 
@@ -73,7 +74,7 @@ export class Room implements RegisteredRoom {
     const runtime = { totalActiveUsers, newUsersPerMinute, sessionDurationMinutes, disableSessionRenewal, queueingMethod }
     const more = { queueAll: o.queueAll, suspended: o.suspended, queueingStatusCode: o.queueingStatusCode, template: o.template }
     this.settings = new SettingsSource(o.roomId, { ...runtime, ...more }, normalizeEvents(o.events), o.storage, MAX_SNAPSHOT_AGE_MS)
-    this.rules = new RuleSource(o.roomId, this.settings.storage, MAX_SNAPSHOT_AGE_MS, { clientIp: o.clientIp, clientCountry: o.clientCountry })
+    this.rules = new RuleSource(o.roomId, this.settings.storage, MAX_SNAPSHOT_AGE_MS, { clientIp: o.clientIp, clientCountry: o.clientCountry }, o.coordinatorTimeoutMs)
     this.#fixedCoordinator = typeof o.coordinator === 'function' ? undefined : (o.coordinator ?? memoryCoordinator())
     this.locationOf = o.location ?? defaultLocation
     this.waitingWindow = waitingWindowMinutes(o.refreshIntervalSeconds)
@@ -93,7 +94,7 @@ export class Room implements RegisteredRoom {
     this.sharesApp = routes !== undefined || o.compatibility === 'cloudflare'
     claimCookie(this)
     const retentionMinutes = DEFAULT_HISTORY_RETENTION_MINUTES
-    this.history = new HistoryRecorder({ roomId: o.roomId, retentionMinutes, flushIntervalMs: HISTORY_FLUSH_INTERVAL_MS })
+    this.history = new HistoryRecorder({ roomId: o.roomId, retentionMinutes, flushIntervalMs: HISTORY_FLUSH_INTERVAL_MS, clock: o.clock })
     this.revokeEnabled = o.enabledOriginCommands.includes('revoke')
     this.#cookie = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain, partitioned: o.cookiePartitioned }
     this.sealerOf = ticketSealerOf(o.roomId, o.secret)
@@ -117,6 +118,8 @@ export class Room implements RegisteredRoom {
     const { settings } = this
     if (!settings.loaded) return settings.load(now).then(() => settings.at(now), () => settings.at(now))
     if (settings.refreshDue(now)) settings.maybeRefresh(now, waitUntilOf(c))
+    // Settings older than one refresh: wait for the reload (bounded), so a worker back from idle applies a change made elsewhere.
+    if (settings.reloading) return settleWithin(settings.reloading, this.o.coordinatorTimeoutMs).then(() => settings.at(now))
     return settings.at(now)
   }
 
@@ -179,7 +182,7 @@ export class Room implements RegisteredRoom {
       history: this.history,
       coordinatorOf: (c) => this.coordinatorOf(c),
       locationOf: this.locationOf,
-      flush: () => this.link.flush(),
+      flush: () => Promise.all([this.link.flush(), this.history.flushPending()]).then(() => {}), // reports and history
       async status(c) {
         const now = room.o.clock()
         const s = await room.settingsAt(c, now)

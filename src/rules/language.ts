@@ -48,6 +48,10 @@ export interface BypassRule {
 
 export const MAX_RULES = 100
 export const MAX_DEPTH = 8
+/** Most conditions (leaves and and/or/not nodes) in one rule: what one evaluation may cost. */
+export const MAX_CONDITIONS_PER_RULE = 256
+/** Most conditions in all of a room's rules together: what judging one request may cost. */
+export const MAX_CONDITIONS_PER_ROOM = 2048
 const MAX_LIST = 64
 const text = z.string().min(1).max(512)
 
@@ -100,11 +104,48 @@ export const conditionSchema: z.ZodType<Condition, Condition> = z.lazy(() =>
   ]),
 ) as z.ZodType<Condition, Condition>
 
+/**
+ * The size of a condition tree as sent (unvalidated JSON): its depth and its number of conditions, counted
+ * without recursion and stopping early, so a 5000-deep `not` or a 262k-leaf `or` is refused in microseconds
+ * before zod (which recurses, and would overflow the stack or take seconds) sees it.
+ */
+export function conditionSize(value: unknown, stopAt = MAX_CONDITIONS_PER_RULE): { depth: number; count: number } {
+  const stack: [unknown, number][] = [[value, 1]]
+  let depth = 0
+  let count = 0
+  while (stack.length > 0 && count <= stopAt && depth <= MAX_DEPTH) {
+    const [node, level] = stack.pop()!
+    count++
+    depth = Math.max(depth, level)
+    if (node === null || typeof node !== 'object') continue
+    const record = node as Record<string, unknown>
+    for (const child of [record.and, record.or].filter(Array.isArray) as unknown[][]) for (const c of child.slice(0, stopAt + 1)) stack.push([c, level + 1])
+    if ('not' in record) stack.push([record.not, level + 1])
+  }
+  return { depth, count }
+}
+
+const sizeIssue = (value: unknown): string | undefined => {
+  const { depth, count } = conditionSize(value)
+  if (depth > MAX_DEPTH) return `conditions nest at most ${MAX_DEPTH} deep`
+  if (count > MAX_CONDITIONS_PER_RULE) return `at most ${MAX_CONDITIONS_PER_RULE} conditions per rule`
+  return undefined
+}
+
+/** `when`: its size checked first (no recursion), then its shape. */
+const whenSchema: z.ZodType<Condition, Condition> = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    const issue = sizeIssue(value)
+    if (issue) ctx.addIssue({ code: 'custom', message: issue, abort: true })
+  })
+  .pipe(conditionSchema.refine((condition) => depthOf(condition) <= MAX_DEPTH, { message: `conditions nest at most ${MAX_DEPTH} deep` })) as unknown as z.ZodType<Condition, Condition>
+
 export const ruleSchema: z.ZodType<BypassRule, BypassRule> = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, '1–64 letters, digits, _ . or -'),
   description: z.string().max(2000).optional(),
   enabled: z.boolean().optional(),
-  when: conditionSchema.refine((condition) => depthOf(condition) <= MAX_DEPTH, { message: `conditions nest at most ${MAX_DEPTH} deep` }),
+  when: whenSchema,
 })
 
 export const rulesSchema = z.array(ruleSchema).max(MAX_RULES)

@@ -7,10 +7,14 @@
 import type { Context } from 'hono'
 import type { SettingsStorage } from '../admission/settings.ts'
 import { WaitingRoomError } from '../errors.ts'
+import { KeyedList } from '../admission/keyed-list.ts'
 import { waitUntilOf } from '../room/execution.ts'
+import { settleWithin } from '../coordination/timeout.ts'
 import { compileCondition, type RequestFacts, type Truth } from './evaluate.ts'
 import { factsOf, type FactSources } from './facts.ts'
-import { MAX_RULES, rulesSchema, type BypassRule } from './language.ts'
+import { conditionSize, MAX_CONDITIONS_PER_ROOM, MAX_RULES, ruleSchema, type BypassRule } from './language.ts'
+
+const sizeOf = (rule: BypassRule): number => conditionSize(rule.when, Number.POSITIVE_INFINITY).count
 
 interface CompiledRule {
   id: string
@@ -20,8 +24,8 @@ interface CompiledRule {
 const TRUE: Truth = 1
 
 export class RuleSource {
-  readonly #key: string
-  readonly #storage: SettingsStorage
+  readonly #roomId: string
+  readonly #stored: KeyedList
   readonly #refreshMs: number
   readonly #sources: FactSources
   #rules: BypassRule[] = []
@@ -32,20 +36,29 @@ export class RuleSource {
   /** Requests each rule let through on this worker, by rule id (kept after a rule is deleted: counters only grow). */
   readonly hits: Map<string, number> = new Map()
 
-  constructor(roomId: string, storage: SettingsStorage, refreshMs: number, sources: FactSources) {
-    this.#key = `waiting-room:${roomId}:rules`
-    this.#storage = storage
+  readonly #timeoutMs: number
+
+  constructor(roomId: string, storage: SettingsStorage, refreshMs: number, sources: FactSources, timeoutMs = 1000) {
+    this.#timeoutMs = timeoutMs
+    this.#roomId = roomId
+    // `waiting-room:<roomId>:rules` (a list) and `…:rule:id-<id>` (one rule each): see ../admission/keyed-list.ts
+    this.#stored = new KeyedList(storage, `waiting-room:${roomId}:rules`, `waiting-room:${roomId}:rule`)
     this.#refreshMs = refreshMs
     this.#sources = sources
   }
 
-  /** The id of the first enabled rule that surely matches `c`, or undefined; awaits only the very first load. */
+  /**
+   * The id of the first enabled rule that surely matches `c`, or undefined. A request that finds the rules
+   * older than the refresh interval waits for the reload (at most `timeoutMs`; then the last known rules
+   * apply), so a worker back from idle never judges on rules older than one refresh.
+   */
   matchOf(c: Context, now: number): string | undefined | Promise<string | undefined> {
     if (!this.#loaded) return this.load(now).then(() => this.#match(c), () => this.#match(c))
     if (!this.#loading && now - this.#lastLoadAt >= this.#refreshMs) {
       const loading = this.load(now).catch(() => {}) // a storage outage keeps the last known rules
       waitUntilOf(c)?.(loading) // looked up only when a reload starts
     }
+    if (this.#loading) return settleWithin(this.#loading, this.#timeoutMs).then(() => this.#match(c))
     return this.#compiled.length === 0 ? undefined : this.#match(c)
   }
 
@@ -61,13 +74,11 @@ export class RuleSource {
     return undefined
   }
 
-  /** Reads the rules from storage (a stored value that fails validation leaves the last good ones in force). */
+  /** Reads the rules from storage; a stored rule that fails validation is skipped with a warning, the others apply. */
   load(now: number): Promise<void> {
     this.#loading ??= (async () => {
       try {
-        const stored = await this.#storage.getItem(this.#key)
-        const parsed = rulesSchema.safeParse(stored ?? [])
-        if (parsed.success) this.#use(parsed.data)
+        this.#use(this.#valid((await this.#stored.read()) ?? []))
       } finally {
         this.#loaded = true
         this.#lastLoadAt = now
@@ -77,30 +88,58 @@ export class RuleSource {
     return this.#loading
   }
 
+  #valid(stored: unknown[]): BypassRule[] {
+    const rules: BypassRule[] = []
+    let conditions = 0
+    for (const entry of stored) {
+      const parsed = ruleSchema.safeParse(entry)
+      const problem = !parsed.success
+        ? parsed.error.issues[0]?.message
+        : rules.some((r) => r.id === parsed.data.id)
+          ? 'repeats an id'
+          : rules.length >= MAX_RULES
+            ? `more than ${MAX_RULES} rules`
+            : conditions + sizeOf(parsed.data) > MAX_CONDITIONS_PER_ROOM
+              ? `more than ${MAX_CONDITIONS_PER_ROOM} conditions in the room's rules`
+              : undefined
+      if (problem === undefined && parsed.success) {
+        rules.push(parsed.data)
+        conditions += sizeOf(parsed.data)
+      }
+      else console.warn(`[hono-waiting-room] room "${this.#roomId}": skipping a stored rule (${(entry as { id?: unknown } | null)?.id}): ${problem}`)
+    }
+    return rules
+  }
+
   rules(): BypassRule[] {
     return this.#rules.map((rule) => ({ ...rule }))
   }
 
   /** Adds a rule (validated by the caller); throws a conflict when its id is taken or the room holds the most rules. */
   async add(rule: BypassRule, now: number): Promise<void> {
-    await this.load(now)
-    if (this.#rules.some((r) => r.id === rule.id)) throw new WaitingRoomError('ERR_WR_CONFLICT', `a rule with the id "${rule.id}" already exists: delete it first`)
-    if (this.#rules.length >= MAX_RULES) throw new WaitingRoomError('ERR_WR_CONFLICT', `at most ${MAX_RULES} rules per room`)
-    await this.#save([...this.#rules, rule], now)
+    await this.#stored.add(rule, [], (current) => {
+      const rules = this.#valid(current)
+      if (rules.some((r) => r.id === rule.id)) throw new WaitingRoomError('ERR_WR_CONFLICT', `a rule with the id "${rule.id}" already exists: delete it first`)
+      if (rules.length >= MAX_RULES) throw new WaitingRoomError('ERR_WR_CONFLICT', `at most ${MAX_RULES} rules per room`)
+      const total = rules.reduce((sum, r) => sum + sizeOf(r), sizeOf(rule))
+      if (total > MAX_CONDITIONS_PER_ROOM) {
+        throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option when: the room's rules would hold ${total} conditions, at most ${MAX_CONDITIONS_PER_ROOM} (delete or merge rules)`)
+      }
+    })
+    await this.#reload(now)
   }
 
-  /** Deletes a rule; false when there is none with that id. */
-  async remove(id: string, now: number): Promise<BypassRule | undefined> {
-    await this.load(now)
-    const rule = this.#rules.find((r) => r.id === id)
-    if (rule) await this.#save(this.#rules.filter((r) => r !== rule), now)
-    return rule
+  /** Deletes the stored rule with this id (valid or not); undefined when there is none. */
+  async remove(id: string, now: number): Promise<unknown> {
+    const deleted = await this.#stored.remove(id, [])
+    await this.#reload(now)
+    return deleted
   }
 
-  async #save(rules: BypassRule[], now: number): Promise<void> {
-    await this.#storage.setItem(this.#key, rules)
-    this.#use(rules)
-    this.#lastLoadAt = now
+  /** A load that starts after the caller's write (one already under way may have read before it). */
+  async #reload(now: number): Promise<void> {
+    await this.#loading?.catch(() => {})
+    await this.load(now)
   }
 
   #use(rules: BypassRule[]): void {
