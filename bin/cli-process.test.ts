@@ -63,14 +63,14 @@ beforeAll(async () => {
   const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', OUT, '--declaration', 'false', '--sourceMap', 'false'], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: 240_000, // a loaded CI machine: the build alone took 75 s once
   })
   if (!existsSync(BIN)) throw new Error(`build produced no ${BIN}:\n${build.stdout}${build.stderr}`)
   const app = new Hono()
   app.get('/logout', (c) => c.text('bye', 200, { 'Waiting-Room-Command': 'revoke' }))
   app.get('*', (c) => c.text(`origin saw ${c.req.path}`))
   origin = await listen(app.fetch, 0, '127.0.0.1')
-}, 90_000)
+}, 270_000)
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')

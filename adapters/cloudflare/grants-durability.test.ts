@@ -50,7 +50,7 @@ const report = (roomId: string, location: string, at: number, deltas: Record<str
 async function lhrSeesSjc(roomId: string, done: (counts: Record<string, number> | undefined) => boolean) {
   const coordinator = remoteCoordinator(mf)
   let counts: Record<string, number> | undefined
-  for (let step = 0; step < 40; step++) {
+  for (let step = 0; step < 100; step++) {
     counts = (await coordinator.sync(report(roomId, 'LHR', AT + 5000 * (step + 1)))).locations.SJC?.counts
     if (done(counts)) break
     await sleep(100)
@@ -77,7 +77,8 @@ describe('cloudflare: grants survive the location object and reach the room with
 
   it('SJC restarted before any exchange: its grants are counted after the alarm, once, and still once after it reports again', async () => {
     const roomId = 'restarted'
-    const coordinator = remoteCoordinator(mf, '?exchangeIntervalMs=400')
+    // Long enough that five grants and a restart come before the alarm on a loaded machine (it polls for it below).
+    const coordinator = remoteCoordinator(mf, '?exchangeIntervalMs=3000')
     const slot = (token: string) => coordinator.takeSlot({ roomId, location: 'SJC', minute: MINUTE, localLimit: 4, anywhereLimit: 2, token })
     for (let i = 0; i < 5; i++) expect((await slot(`t${i}`)).admitted).toBe(true)
     await restartObjects(mf, { counter: [`${roomId}:SJC`] })
@@ -97,14 +98,15 @@ describe('cloudflare: grants survive the location object and reach the room with
 
   it('SJC restarted, then a new SJC worker reports before the alarm: the grants are in its first answer, once', async () => {
     const roomId = 'comeback'
-    const coordinator = remoteCoordinator(mf) // exchange interval 1 s: the report comes first
+    const coordinator = remoteCoordinator(mf, '?exchangeIntervalMs=3000') // the report comes first, before the alarm
     for (let i = 0; i < 4; i++) {
       expect((await coordinator.takeSlot({ roomId, location: 'SJC', minute: MINUTE, localLimit: 4, anywhereLimit: 0, token: `t${i}` })).admitted).toBe(true)
     }
     await restartObjects(mf, { counter: [`${roomId}:SJC`] })
     expect((await coordinator.sync(report(roomId, 'SJC', AT + 20_000, { [`t${MINUTE}`]: 1 }))).locations.SJC?.counts).toEqual({ [a]: 4, [n]: 4, [`t${MINUTE}`]: 1 })
-    // Then the alarm fires too, with nothing left to add.
-    await sleep(1200)
+    // Then the alarm fires too (polled for, 100 ms at a time), with nothing left to add.
+    for (let step = 0; step < 100 && !(await globalLocations(roomId)).includes('SJC'); step++) await sleep(100)
+    expect(await globalLocations(roomId)).toContain('SJC')
     expect((await coordinator.sync(report(roomId, 'SJC', AT + 40_000))).locations.SJC?.counts).toEqual({ [a]: 4, [n]: 4, [`t${MINUTE}`]: 1 })
     expect(await lhrSeesSjc(roomId, (counts) => (counts?.[n] ?? 0) >= 4)).toEqual({ [a]: 4, [n]: 4, [`t${MINUTE}`]: 1 })
   })
