@@ -166,6 +166,22 @@ describe('GET /analytics', () => {
     expect(seenBy[0]!.json.points[0].activeUsers).toBe(11)
   })
 
+  it('keeps analyticsRetentionDays of history: older minutes are gone, newer ones kept; a bad value names the field', async () => {
+    const clock = { now: START + 5000 }
+    const w = worker(clock, memoryCoordinator(), { analyticsRetentionDays: 1 })
+    await w.visit()
+    await w.room.flush()
+    clock.now += 2 * 24 * 60 * MINUTE // two days later: the next write prunes what is older than one day
+    await w.visit()
+    await w.room.flush()
+    const all = await w.get(`/analytics?from=${START}&to=${clock.now + MINUTE}&step=1440`)
+    expect(all.status).toBe(200)
+    expect(all.json.retentionMinutes).toBe(24 * 60)
+    expect(all.json.totals.arrivals).toBe(1) // the first day's arrival was pruned, the last one kept
+    expect(() => waitingRoom({ analyticsRetentionDays: 0 })).toThrow(/analyticsRetentionDays/)
+    expect(() => waitingRoom({ analyticsRetentionDays: 91 })).toThrow(/analyticsRetentionDays/)
+  })
+
   it('refuses bad queries with 400s that name the field', async () => {
     const w = worker({ now: START }, memoryCoordinator())
     const cases: [string, string][] = [

@@ -68,6 +68,11 @@ export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions
    * intervals. Default 300.
    */
   queuePlaceKeptSeconds?: number | undefined
+  /**
+   * Days of per-minute history (the admin API's `/analytics`) the coordinator keeps (1–90); older minutes are
+   * deleted by the next write. Storage is minutes × locations, never users. Default 7.
+   */
+  analyticsRetentionDays?: number | undefined
   cookie?: CookieOptions | undefined
   /**
    * Ticket keys, at least 32 characters each; the first seals, all open (rotation: put the new key first).
@@ -136,6 +141,7 @@ const optionsSchema = z
     jsonResponseEnabled: z.boolean().optional(),
     refreshIntervalSeconds: z.number().int().min(5).max(300).optional(),
     queuePlaceKeptSeconds: z.number().int().min(60).max(86_400).optional(),
+    analyticsRetentionDays: z.number().int().min(1).max(90).optional(),
     cookie: cookieSchema.optional(),
     secret: z
       .union([z.string().min(32, 'at least 32 characters'), z.array(z.string().min(32, 'at least 32 characters')).min(1)])
@@ -204,6 +210,7 @@ export interface ResolvedOptions<E extends Env = Env> extends RoomSettings {
   jsonResponseEnabled: boolean
   refreshIntervalSeconds: number
   queuePlaceKeptSeconds: number
+  analyticsRetentionDays: number
   cookieName: string
   sameSite: SameSite
   secure: SecureMode
@@ -246,6 +253,7 @@ export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {})
     jsonResponseEnabled: options.jsonResponseEnabled ?? false,
     refreshIntervalSeconds: options.refreshIntervalSeconds ?? 20,
     queuePlaceKeptSeconds: options.queuePlaceKeptSeconds ?? 300,
+    analyticsRetentionDays: options.analyticsRetentionDays ?? 7,
     cookieName: cookieNameOf(options),
     sameSite: options.cookie?.sameSite ?? 'auto',
     secure: options.cookie?.secure ?? 'auto',

@@ -15,7 +15,6 @@ import type { Coordinator } from '../coordination/coordinator.ts'
 import { memoryCoordinator } from '../coordination/memory.ts'
 import { WorkerLink } from '../coordination/worker-link.ts'
 import { HistoryRecorder } from '../history/recorder.ts'
-import { DEFAULT_HISTORY_RETENTION_MINUTES } from '../history/model.ts'
 import { isHttps, serializeCookie, type CookieAttributes } from '../ticket/cookie.ts'
 import { ticketSealerOf } from '../ticket/secret.ts'
 import type { Ticket } from '../ticket/ticket.ts'
@@ -93,7 +92,7 @@ export class Room implements RegisteredRoom {
     this.covers = routes ? (c) => this.scoreOf(c) !== undefined && (rest ? rest(c) : true) : rest
     this.sharesApp = routes !== undefined || o.compatibility === 'cloudflare'
     claimCookie(this)
-    const retentionMinutes = DEFAULT_HISTORY_RETENTION_MINUTES
+    const retentionMinutes = o.analyticsRetentionDays * 24 * 60
     this.history = new HistoryRecorder({ roomId: o.roomId, retentionMinutes, flushIntervalMs: HISTORY_FLUSH_INTERVAL_MS, clock: o.clock })
     this.revokeEnabled = o.enabledOriginCommands.includes('revoke')
     this.#cookie = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain, partitioned: o.cookiePartitioned }
