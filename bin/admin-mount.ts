@@ -9,6 +9,7 @@ import { Hono, type Context } from 'hono'
 import { waitingRoomAdmin } from '../src/admin/admin.ts'
 import { parsePublicHosts } from '../src/proxy/hosts.ts'
 import type { RoomHandle } from '../src/room/decision.ts'
+import { plausibleReadings } from '../src/room/readings.ts'
 
 export interface AdminMount {
   token: string
@@ -28,6 +29,15 @@ function executionCtxOf(c: Context): never | undefined {
   }
 }
 
+/** True when some plausible server reading of the raw path (src/room/readings.ts) is the admin path or under it, in any case. */
+export function underAdminPath(rawPath: string, adminPath: string): boolean {
+  const base = adminPath.toLowerCase()
+  return plausibleReadings(rawPath).some((reading) => {
+    const path = reading.toLowerCase()
+    return path === base || path.startsWith(`${base}/`)
+  })
+}
+
 /** The proxy app with the admin API answered first at `admin.path`. */
 export function withAdmin(app: FetchApp, admin: AdminMount, publicHosts: readonly string[] | undefined): FetchApp {
   const outer = new Hono()
@@ -45,6 +55,11 @@ export function withAdmin(app: FetchApp, admin: AdminMount, publicHosts: readonl
   const notFound = (c: Context) => c.json({ error: 'not_found', message: `no admin endpoint ${c.req.method} ${c.req.path}` }, 404)
   outer.all(admin.path, notFound)
   outer.all(`${admin.path}/*`, notFound)
-  outer.all('*', (c) => app.fetch(c.req.raw, c.env, executionCtxOf(c)))
+  // Another spelling of the admin path (`//_room/status`, `/_room%2Fstatus`, `/_ROOM/status`, `/_room;x/…`)
+  // that some origin would read as under it: 404 here too, so the origin never gets the admin token with it.
+  outer.all('*', (c) => {
+    if (underAdminPath(new URL(c.req.url).pathname, admin.path)) return notFound(c)
+    return app.fetch(c.req.raw, c.env, executionCtxOf(c))
+  })
   return Object.assign(outer, { room: app.room }) as unknown as FetchApp
 }

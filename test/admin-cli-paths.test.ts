@@ -62,6 +62,45 @@ describe('the CLI admin path', () => {
     }
   })
 
+  it('spellings some server reads as under the admin path are a 404 from the admin side, never forwarded with the token', async () => {
+    const spellings = ['//_room/status', '/_room%2Fstatus', '/_room%2fstatus', '/_room;x/status', '/_ROOM/status', '/_Room', '/_room%00/status', '/_room./status', '/x/..%2f_room/status', '/_room%5cstatus', '/_room%252Fstatus', '/_room%20/status']
+    for (const prefix of ['/_room', '/ops/_room']) {
+      const { app, seen } = proxy(prefix)
+      for (const spelling of spellings) {
+        const path = prefix === '/_room' ? spelling : spelling.replace(/_room/i, (m) => `ops/${m}`)
+        for (const headers of [auth, {}]) {
+          const response = await app.request(`http://shop.example${path}`, { headers })
+          expect(response.status, path).toBe(404)
+          expect((await response.json()).error, path).toBe('not_found')
+        }
+      }
+      // An escape Hono itself decodes routes to the admin: answered there (200 with the token), not forwarded either.
+      expect((await app.request(`http://shop.example${prefix.replace('_room', '%5F%72oom')}/status`, { headers: auth })).status).toBe(200)
+      expect(seen).toEqual([])
+      // Paths that no reading puts under the admin path are still the origin's.
+      for (const path of ['/shop', '/_roomy/status', '/x/_room/status', '/_rooms', `${prefix}x`]) {
+        expect(await (await app.request(`http://shop.example${path}`, { headers: auth })).text(), path).toBe('origin')
+      }
+    }
+  })
+
+  it('generated spellings (case flips, escapes, ;params, doubled slashes, trailing dots): the origin never sees one', async () => {
+    const { app, seen } = proxy('/_room')
+    const char = (ch: string) => fc.constantFrom(ch, ch.toUpperCase(), `%${ch.charCodeAt(0).toString(16)}`, `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)
+    const name = fc.tuple(...[...'_room'].map(char)).map((parts) => parts.join(''))
+    const lead = fc.constantFrom('/', '//', '/x/..%2f', '/x/..%2F', '/./', '%2f')
+    const tail = fc.constantFrom('/status', '%2fstatus', '%5cstatus', ';x/status', './status', '%00/status', '%20/status', '', '/')
+    await fc.assert(
+      fc.asyncProperty(lead, name, tail, async (l, n, t) => {
+        const path = `${l}${n}${t}`.replace(/^%2f/, '/%2f')
+        const response = await app.request(`http://shop.example${path}`, { headers: auth })
+        await response.arrayBuffer()
+        expect(seen, path).toEqual([])
+      }),
+      { numRuns: 300, seed: 7 },
+    )
+  })
+
   it('with --public-host, another host is refused (421) before anything, and the origin sees nothing', async () => {
     const { app, seen } = proxy('/_room', ['shop.example'])
     const response = await app.request('http://evil.example/_room/nope', { headers: { host: 'evil.example', ...auth } })

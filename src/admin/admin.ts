@@ -131,7 +131,7 @@ export function waitingRoomAdmin(middleware: { readonly room: RoomHandle }, opti
   admin.post('/preview', requireJson, zValidator('json', previewSchema, validationHook), (c) => previewResponse(room, c, c.req.valid('json')))
 
   admin.onError(adminError)
-  finishAdmin(admin, room, o.tokens) // GET /openapi.json; the room lets these routes through, mounted before or after it
+  finishAdmin(admin, room, o.tokens, o.mountPath) // GET /openapi.json; the room lets these routes through, mounted before or after it
   return admin
 }
 

@@ -17,12 +17,20 @@ export interface WaitingRoomAdminOptions {
   realm?: string | undefined
   /** Prefix of the Prometheus metric names (`<prefix>_decisions_total`, …). Default `waiting_room`. */
   metricsPrefix?: string | undefined
+  /**
+   * Where this admin is mounted with `app.mount(mountPath, admin.fetch)` AFTER a room (e.g. `/_room`; the
+   * full path in the app, as Hono routes it): the room cannot see the app behind a mount, so it lets a
+   * request pass only under this declared path, to an endpoint this admin has. A path of plain segments (letters, digits, - . _ ~), starting with `/`, no
+   * trailing slash. Default: none — mount with `app.route`, or mount the admin before the room.
+   */
+  mountPath?: string | undefined
 }
 
 export interface ResolvedAdminOptions {
   tokens: string[]
   realm: string
   metricsPrefix: string
+  mountPath: string | undefined
 }
 
 export const MIN_TOKEN_LENGTH = 16
@@ -34,6 +42,12 @@ const adminOptionsSchema = z
     token: z.union([z.string(), z.array(z.string())], { error: 'expected a string or an array of strings' }),
     realm: z.string().regex(/^[\x20-\x7e]*$/, 'printable ASCII only').optional(),
     metricsPrefix: z.string().regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'a Prometheus metric name: letters, digits, _ and :').optional(),
+    // As the CLI's --admin-path: no '..', '//', '%', ';', '\\', spaces or trailing slash, so one reading only.
+    mountPath: z
+      .string()
+      .regex(/^(?:\/[A-Za-z0-9._~-]+)+$/, 'a path of plain segments such as /_room (starts with /, letters, digits, - . _ ~; no trailing slash)')
+      .refine((path) => !/\/\.\.?(?:\/|$)/.test(path), 'no . or .. segments')
+      .optional(),
   })
   .superRefine((options, ctx) => {
     const tokens = Array.isArray(options.token) ? options.token : [options.token]
@@ -60,5 +74,6 @@ export function resolveAdminOptions(options: WaitingRoomAdminOptions): ResolvedA
     tokens: Array.isArray(o.token) ? o.token : [o.token],
     realm: o.realm ?? 'hono-waiting-room',
     metricsPrefix: o.metricsPrefix ?? 'waiting_room',
+    mountPath: o.mountPath,
   }
 }

@@ -9,11 +9,12 @@
  *   original handler under `__COMPOSED_HANDLER` when it wraps one). A matched marked handler, with only
  *   middleware between the room and it, will answer: every room steps aside for it, whichever room the
  *   admin was built on (a site room on `/*` decides `/_checkout/status` of a checkout room's admin).
- * - `app.mount(path, admin.fetch)`: Hono's mount handler is a closure; no room can see the app behind it.
- *   So the room does not let such a request go on: when the path under the mount is an admin endpoint and
- *   the request carries that admin's bearer token, the room answers it with the admin app itself. A mount
- *   is told from a middleware of the user's own (`app.use('/api/*', cors())`) by its source; a bundle that
- *   renames Hono's variables hides it, and then the room decides the request (and warns once, see below).
+ * - `app.mount(path, admin.fetch)` after the room: Hono's mount handler is a closure; no room can see the
+ *   app behind it, and the token a request carries does not prove which admin (if any) is there. So the
+ *   room guesses nothing: a request passes (the room calls next() and never answers it itself) only when
+ *   the matched mount is at the full path an admin declared (`waitingRoomAdmin(room, { mountPath })`) and
+ *   the rest of the path is an endpoint of that admin. An undeclared mount is decided like any other (and warns once).
+ *   A mount is told from a middleware of the user's own (`app.use('/api/*', cors())`) by its source.
  *
  * Nothing a client sends can mark a route, and a token alone passes nothing: on a path no admin endpoint
  * answers, a request carrying an admin token is decided like any other, and a one-time warning says so.
@@ -27,16 +28,14 @@ export const ADMIN_ENDPOINT: unique symbol = Symbol.for('hono-waiting-room.admin
 
 type Handler = ((...args: never[]) => unknown) & { [ADMIN_ENDPOINT]?: true; __COMPOSED_HANDLER?: Handler }
 
-/** What a room needs to know of an admin app (for `app.mount`, which hides the app). */
+/** What a room needs to know of an admin app. */
 export interface AdminRegistration {
+  /** Where the operator declared it is mounted with `app.mount` after the room; undefined: not declared. */
+  mountPath: string | undefined
   /** True when `method path` (the path inside the admin app) is one of its endpoints. */
   endpoint(method: string, path: string): boolean
-  /** True when the Authorization header carries one of its tokens (constant time). */
+  /** True when the Authorization header carries one of its tokens (constant time): only for the warning. */
   authorized(header: string | undefined): boolean
-  /** True once the admin's `fetch` was read (as `app.mount(path, admin.fetch)` does): it may be mounted. */
-  mountable(): boolean
-  /** The admin app's own fetch: the room answers a mounted admin's request with it. */
-  fetch(request: Request, env: unknown, executionCtx: unknown): Response | Promise<Response>
 }
 
 /** Every admin app built in this isolate: any of them passes every room (several rooms, one app). */
@@ -49,24 +48,6 @@ export function registerAdmin(room: RoomHandle, admin: AdminRegistration): void 
 
 /** True once any admin app exists: until then, no room reads the matched routes. */
 export const anyAdmin = (): boolean => everyAdmin.length > 0
-
-/**
- * The one admin a mounted request is for: the admins that may be mounted (their `fetch` was read), whose
- * token it carries and that have the endpoint.
- * When they are of different rooms (one token for two rooms' admins), the room cannot tell which is mounted
- * there: none — the room decides, and warns (answering with the wrong room's admin would steer that room).
- */
-function mountedAdminFor(room: RoomHandle, header: string | undefined, method: string, inner: string): AdminRegistration | undefined {
-  const found = everyAdmin.filter((a) => a.admin.mountable() && a.admin.authorized(header) && a.admin.endpoint(method, inner))
-  if (found.length === 0) return undefined
-  if (found.some((a) => a.room.roomId !== found[0]!.room.roomId)) {
-    warnOnce('ambiguous', 'a request to a mounted admin API carries a token shared by the admins of several rooms, so the room ' +
-      'cannot tell which admin is mounted there and decided it like any other. Give each admin its own token, or mount it with app.route(path, admin).')
-    return undefined
-  }
-  // One room id (two instances of one room, say): the admin built on the deciding room, if any, else the first.
-  return (found.find((a) => a.room === room) ?? found[0]!).admin
-}
 
 function isAdminHandler(handler: Handler | undefined): boolean {
   for (let h = handler, depth = 0; h && depth < 8; h = h.__COMPOSED_HANDLER, depth++) {
@@ -89,28 +70,26 @@ function original(handler: Handler): Handler {
 const MOUNT_SOURCE = /applicationHandler\s*\(|\?\s*[\w$]+\(\s*[\w$]+\.req\.raw\s*\)\s*:\s*[\w$]+\(\s*[\w$]+\s*\)\s*,\s*\.\.\.[\w$]+\(/
 const isMount = (handler: Handler): boolean => MOUNT_SOURCE.test(Function.prototype.toString.call(handler))
 
-/** What answers a request for the room: `'pass'` (a marked endpoint), a mounted admin, or nothing. */
-export type AdminAnswer = 'pass' | (() => Promise<Response>) | undefined
-
 /**
- * Whether an admin endpoint will answer this request: a marked endpoint matched after the room (with only
- * middleware between), or a mount whose inner path is an admin endpoint, with that admin's token.
+ * Whether an admin endpoint will answer this request, so the room lets it pass: a marked endpoint matched
+ * after the room (with only middleware between), or a mount at a declared `mountPath` whose inner path is
+ * an endpoint of the admin that declared it. The token plays no part.
  */
-export function answeredByAdmin(c: Context, room: RoomHandle): AdminAnswer {
+export function answeredByAdmin(c: Context): boolean {
   let routes
   try {
     routes = matchedRoutes(c)
   } catch {
-    return undefined // not dispatched by a Hono router (a bare call in a test): nothing to read
+    return false // not dispatched by a Hono router (a bare call in a test): nothing to read
   }
   for (let i = c.req.routeIndex + 1; i < routes.length; i++) {
     const route = routes[i]!
     const kind = kindOf(route)
-    if (kind === ADMIN) return 'pass'
-    if (kind === MOUNT) return mountedAdmin(c, route.path, room)
-    if (kind === STOP) return undefined
+    if (kind === ADMIN) return true
+    if (kind === MOUNT) return declaredMount(c, route.path)
+    if (kind === STOP) return false
   }
-  return undefined
+  return false
 }
 
 const ADMIN = 0
@@ -136,28 +115,16 @@ function kindOf(route: { method: string; path: string; handler: unknown }): numb
 
 /**
  * `app.mount('/p', x.fetch)` registers `ALL /p/*`; `x` would see the path after `/p`. Any mount answers the
- * request (it ends the search): the room's answer is the admin's, or the room decides.
+ * request (it ends the search): it passes only when `/p` is an admin's declared `mountPath` and that admin
+ * has the endpoint (the dashboard page too: `/p` and `/p/` are its `/`).
  */
-function mountedAdmin(c: Context, routePath: string, room: RoomHandle): AdminAnswer {
+function declaredMount(c: Context, routePath: string): boolean {
   const prefix = routePath.slice(0, -2)
   const path = c.req.path
-  if (!(path === prefix || path.startsWith(`${prefix}/`))) return undefined
+  if (!(path === prefix || path.startsWith(`${prefix}/`))) return false
   const inner = path.slice(prefix.length) || '/'
   const method = c.req.method === 'HEAD' ? 'GET' : c.req.method
-  const header = c.req.header('authorization')
-  const admin = mountedAdminFor(room, header, method, inner)
-  if (!admin) return undefined
-  return async () => {
-    const url = new URL(c.req.url)
-    url.pathname = inner
-    let executionCtx: unknown
-    try {
-      executionCtx = c.executionCtx
-    } catch {
-      // node:http and `app.request()` have none
-    }
-    return admin.fetch(new Request(url, c.req.raw), c.env, executionCtx)
-  }
+  return everyAdmin.some((a) => a.admin.mountPath !== undefined && a.admin.mountPath === prefix && a.admin.endpoint(method, inner))
 }
 
 const warned = new Set<string>()
@@ -176,7 +143,7 @@ export function warnTokenDecided(c: Context): void {
   warnOnce(
     'decided',
     `a request to ${c.req.path} carries an admin token, but no admin endpoint answers it there, so the room decided it ` +
-      'like any other. If the admin API is meant to be at this path, mount it with app.route(path, admin) (app.mount ' +
-      'is recognised only by the shape of Hono\'s mount handler).',
+      'like any other. If the admin API is meant to be at this path, mount it with app.route(path, admin), mount it ' +
+      'before the room, or, for app.mount(path, admin.fetch) after the room, declare that path: waitingRoomAdmin(room, { token, mountPath: path }).',
   )
 }

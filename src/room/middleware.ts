@@ -62,7 +62,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     if (aside !== undefined) {
       metrics.decisions.bypass++
       c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
-      return aside === 'bypass' ? passThrough(c, next) : aside() // a function: the mounted admin app's answer
+      return passThrough(c, next)
     }
     const current = room.settingsAt(c, now)
     const s = current instanceof Promise ? await current : current

@@ -219,7 +219,7 @@ describe('the dashboard in Chromium', () => {
     const served = await serveApp(app)
     try {
       for (let i = 0; i < 3; i++) await (await fetch(served.url('/'))).text()
-      await new Promise((resolve) => setTimeout(resolve, 50)) // the room's background report
+      await room.room.flush() // the room's report, and the state it brings back (no timing to wait on)
       const context = await browser.newContext()
       const page = await context.newPage()
       await page.goto(served.url('/_room'))

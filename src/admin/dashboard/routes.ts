@@ -76,20 +76,16 @@ type Marked = { [ADMIN_ENDPOINT]?: true }
 
 /**
  * Marks every endpoint handler (not the `use('*')` middleware) and registers the app with its room, so the
- * room lets its requests through however the two are mounted. Call once all routes are added.
+ * room lets its requests through when mounted with `app.route`, or with `app.mount` at the declared
+ * `mountPath`. Call once all routes are added.
  */
-export function markAdminRoutes(admin: Hono, room: RoomHandle, tokens: readonly string[]): void {
+export function markAdminRoutes(admin: Hono, room: RoomHandle, tokens: readonly string[], mountPath?: string): void {
   for (const route of admin.routes) {
     if (route.path === '/*' || route.path === '*') continue
     ;(route.handler as Marked)[ADMIN_ENDPOINT] = true
   }
-  // Only an admin whose `fetch` was handed out (`app.mount(path, admin.fetch)` reads it) can be behind a
-  // mount: the room answers a mounted request only with one of those (see ../../room/admin-routes.ts).
-  const fetch = admin.fetch
-  let handedOut = false
-  Object.defineProperty(admin, 'fetch', { get: () => ((handedOut = true), fetch), configurable: true, enumerable: true })
   registerAdmin(room, {
-    mountable: () => handedOut,
+    mountPath,
     endpoint(method, path) {
       const [matches] = admin.router.match(method, path)
       return matches.some(([[handler]]) => (handler as Marked)[ADMIN_ENDPOINT] === true)
@@ -98,7 +94,6 @@ export function markAdminRoutes(admin: Hono, room: RoomHandle, tokens: readonly 
       const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(header ?? '')
       return match !== null && tokens.some((token) => sameText(token, match[1]!))
     },
-    fetch: (request, env, executionCtx) => fetch(request, env, executionCtx as never),
   })
 }
 
@@ -109,7 +104,7 @@ export function publicRoutes(admin: Hono, room: RoomHandle): void {
 }
 
 /** What comes after every other route: `GET /openapi.json`, then the marks (which must see every route). */
-export function finishAdmin(admin: Hono, room: RoomHandle, tokens: readonly string[]): void {
+export function finishAdmin(admin: Hono, room: RoomHandle, tokens: readonly string[], mountPath?: string): void {
   openApiRoute(admin)
-  markAdminRoutes(admin, room, tokens)
+  markAdminRoutes(admin, room, tokens, mountPath)
 }

@@ -7,15 +7,15 @@
  */
 import type { Context } from 'hono'
 import type { RoomHandle } from '../decision.ts'
-import { answeredByAdmin, anyAdmin, warnTokenDecided, type AdminAnswer } from '../admin-routes.ts'
+import { answeredByAdmin, anyAdmin, warnTokenDecided } from '../admin-routes.ts'
 import { deciderOf } from '../registry.ts'
 import type { Room } from '../room.ts'
 
 /**
- * `other-room`: another room decides, pass untouched; `bypass`: pass, recorded as bypassed; a function: a
- * mounted admin app answers, the room returns its response (recorded as bypassed); undefined: decide.
+ * `other-room`: another room decides, pass untouched; `bypass`: pass, recorded as bypassed (an admin
+ * endpoint answers it, or a rule); undefined: decide. The room never answers for an admin itself.
  */
-export type Aside = 'other-room' | 'bypass' | Exclude<AdminAnswer, 'pass' | undefined> | undefined
+export type Aside = 'other-room' | 'bypass' | undefined
 
 export function stepAside(room: Room, handle: RoomHandle, c: Context, now: number): Aside | Promise<Aside> {
   const decider = deciderOf(c, room)
@@ -28,11 +28,7 @@ export function stepAside(room: Room, handle: RoomHandle, c: Context, now: numbe
 
 function afterCoverage(room: Room, handle: RoomHandle, c: Context, now: number): Aside | Promise<Aside> {
   // The admin API (of any room) is never queued, mounted before or after; nothing is read until one exists.
-  if (anyAdmin()) {
-    const answer = answeredByAdmin(c, handle)
-    if (answer === 'pass') return 'bypass'
-    if (answer) return answer
-  }
+  if (anyAdmin() && answeredByAdmin(c)) return 'bypass'
   // Runtime bypass rules: nothing to evaluate, and no await, unless rules exist.
   const ruled = room.rules.matchOf(c, now)
   if (ruled === undefined) {
