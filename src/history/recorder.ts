@@ -119,8 +119,8 @@ export class HistoryRecorder {
 
   /**
    * Starts a background write if one is due; never waits for it. With rows pending but the interval not
-   * over, a timer writes them when it is (handed to `waitUntil` on Workers, unref'd on Node so it never keeps
-   * a process alive), so a worker that goes idle still writes its last seconds.
+   * over, a timer writes them when it is (unref'd, so it never keeps a process alive), so a worker that goes
+   * idle still writes its last seconds.
    */
   maybeFlush(coordinator: MaybeHistory, now: number, waitUntil?: (p: Promise<unknown>) => void): void {
     this.#lastCoordinator = coordinator
@@ -128,7 +128,10 @@ export class HistoryRecorder {
     const since = now - this.#lastFlushAt
     let work: Promise<unknown> | undefined
     if (!this.#flushing && since >= this.options.flushIntervalMs) work = this.flush(coordinator, now).catch(() => {})
-    else if (!this.#trailing) work = this.#flushLater(Math.max(0, this.options.flushIntervalMs - since))
+    // The trailing write is not handed to `waitUntil`: it would hold the request's context open for up to the
+    // flush interval, and its timer is unref'd (Deno and Node) so nothing would keep that context's loop alive.
+    // An isolate that lives writes it; one evicted first loses at most its last interval.
+    else if (!this.#trailing) void this.#flushLater(Math.max(0, this.options.flushIntervalMs - since))
     if (work) waitUntil?.(work) // started whether or not there is a waitUntil
   }
 

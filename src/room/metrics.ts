@@ -31,7 +31,7 @@ export class RoomMetrics {
   /** Counter round trips taken by new-user decisions. */
   counterRoundTrips = 0
   /** Challenges issued, solved, failed and held (when the `challenge` option is on). */
-  readonly challenge = new ChallengeMetrics()
+  readonly challenge: ChallengeMetrics = new ChallengeMetrics()
 }
 
 export { OUTCOME_OF } from './reasons.ts'
