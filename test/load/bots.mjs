@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
+import { mergeResults, percentile } from './results.mjs'
 
 const ANSWER_HEADER = 'Waiting-Room-Challenge'
 
@@ -82,18 +83,10 @@ export async function botsCase(h) {
   const hitsAfter = Object.values(await h.originStats(h.origin, scenario)).reduce((total, n) => total + n, 0)
   const stopped = await h.stopProxies(proxies)
 
-  const sum = (key) => results.reduce((total, r) => total + r[key], 0)
-  const statuses = {}
-  const errors = {}
-  for (const r of results) {
-    for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n
-    for (const [code, n] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + n
-  }
-  const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b)
-  const pick = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0
+  const { sum, statuses, errors, latencies } = mergeResults(results)
   const durationMs = Math.max(...results.map((r) => r.lastResponseAt)) - Math.min(...results.map((r) => r.issueStart))
-  h.figures.bots = { users: P.users, originHits: hitsDuringFlood, statuses, errors, withTicket: sum('withTicket'), durationMs, latencyMs: { p50: pick(0.5), p99: pick(0.99) } }
-  h.log(`bots: ${P.users} answered in ${(durationMs / 1000).toFixed(1)} s (p50 ${pick(0.5)} ms, p99 ${pick(0.99)} ms); origin saw ${hitsDuringFlood}`)
+  h.figures.bots = { users: P.users, originHits: hitsDuringFlood, statuses, errors, withTicket: sum('withTicket'), durationMs, latencyMs: { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) } }
+  h.log(`bots: ${P.users} answered in ${(durationMs / 1000).toFixed(1)} s (p50 ${percentile(latencies, 0.5)} ms, p99 ${percentile(latencies, 0.99)} ms); origin saw ${hitsDuringFlood}`)
 
   h.check(`bots: 0 of ${P.users} requests that skip the challenge reach the origin, with free places`, hitsDuringFlood === 0 && sum('admitted') === 0, `origin saw ${hitsDuringFlood}`)
   h.check(

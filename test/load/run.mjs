@@ -33,6 +33,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { botsCase } from './bots.mjs'
+import { mergeResults, percentile } from './results.mjs'
 import { startCrashCase } from './crash.mjs'
 import { exitOf, installCleanup, killAll, procMemory, startChild, stop, waitForLine } from './processes.mjs'
 import { deleteRedisRooms, readRoom, sameCounts, within } from './store.mjs'
@@ -254,7 +255,6 @@ const median = (values) => {
   const mid = sorted.length >> 1
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
-const percentile = (sorted, q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : 0)
 
 /**
  * Flat memory, per series of samples taken after the warm-up: the median of the last third of the samples
@@ -317,14 +317,7 @@ async function burst(backend, origin, tmp, limits, redisRooms) {
   const hits = await originStats(origin, scenario)
   const stopped = await stopProxies(proxies)
 
-  const sum = (key) => results.reduce((total, r) => total + r[key], 0)
-  const statuses = {}
-  const errors = {}
-  for (const r of results) {
-    for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n
-    for (const [code, n] of Object.entries(r.errors)) errors[code] = (errors[code] ?? 0) + n
-  }
-  const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b)
+  const { sum, statuses, errors, latencies } = mergeResults(results)
   const issueStart = Math.min(...results.map((r) => r.issueStart))
   const issueEnd = Math.max(...results.map((r) => r.issueEnd))
   const firstResponse = Math.min(...results.map((r) => r.firstResponseAt))
