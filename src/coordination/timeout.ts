@@ -5,14 +5,33 @@
  */
 import { WaitingRoomError } from '../errors.ts'
 
-/** Runs `promise` with a timeout; rejects with a coordinator error naming the adapter. */
+/**
+ * Runs `promise` with a timeout; rejects with a coordinator error naming the adapter. The timer starts one
+ * microtask after the call, and only if the promise has not settled by then: an in-process coordinator
+ * answers at once, and a timer armed and cleared per decision (with a race of three promises) was a
+ * visible share of a new user's cost (issue 16). A remote call is not settled that early, so it gets its
+ * timer as before.
+ */
 export function withTimeout<T>(promise: Promise<T>, ms: number, adapter: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new WaitingRoomError('ERR_WR_COORDINATOR', `${adapter}: no answer within ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => {
-    if (timer !== undefined) clearTimeout(timer)
+  return new Promise<T>((resolve, reject) => {
+    let settled = false
+    let timer: ReturnType<typeof setTimeout> | undefined
+    promise.then(
+      (value) => {
+        settled = true
+        if (timer !== undefined) clearTimeout(timer)
+        resolve(value)
+      },
+      (error: unknown) => {
+        settled = true
+        if (timer !== undefined) clearTimeout(timer)
+        reject(error)
+      },
+    )
+    // Queued after the reaction above: an already settled promise has answered before this runs.
+    queueMicrotask(() => {
+      if (!settled) timer = setTimeout(() => reject(new WaitingRoomError('ERR_WR_COORDINATOR', `${adapter}: no answer within ${ms} ms`)), ms)
+    })
   })
 }
 

@@ -1,0 +1,81 @@
+// The room's own cost per request, without sockets, on whichever runtime runs this file: each case's app
+// (the same as bench/runtime-server.mjs's) answers `app.fetch` with 50 requests in flight, and the figure is
+// CPU µs per request over a few alternating rounds, minus nothing — compare the cases with `bare` beside them.
+// Steadier than req/s on a shared machine, and it runs on Bun and Deno too (ab.mjs is Node only).
+//
+//   node bench/inproc.mjs [--cases bare,empty,admitted,new,queued,too-early] [--rounds 5] [--requests 4000]
+//   bun bench/inproc.mjs …          deno run -A bench/inproc.mjs …
+//   BENCH_DIST=/tmp/patched node bench/inproc.mjs        (another build)
+import { Hono } from 'hono'
+import { dist, median, option, round } from './lib.mjs'
+
+const argv = globalThis.Deno ? ['', '', ...globalThis.Deno.args] : process.argv
+const ROUNDS = Number(option(argv, 'rounds', '5'))
+const REQUESTS = Number(option(argv, 'requests', '4000'))
+const IN_FLIGHT = Number(option(argv, 'in-flight', '50'))
+const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
+const HUGE = 10_000_000
+const URL_ = 'http://127.0.0.1:8080/'
+const HEADERS = { 'user-agent': 'wrk', accept: '*/*' }
+
+const { waitingRoom } = await dist('src/room/middleware.js')
+const { memoryCoordinator } = await dist('adapters/memory/index.js')
+const ok = (c) => c.text('ok')
+const roomApp = (open) =>
+  new Hono()
+    .use(
+      waitingRoom({
+        secret: SECRET,
+        totalActiveUsers: open ? HUGE : 1,
+        newUsersPerMinute: open ? HUGE : 1,
+        sessionDurationMinutes: open ? 5 : 30,
+        refreshIntervalSeconds: open ? 20 : 300,
+        queueingStatusCode: 202,
+        coordinator: memoryCoordinator(),
+      }),
+    )
+    .get('/', ok)
+const get = (app, cookie) => app.fetch(new Request(URL_, { headers: cookie ? { ...HEADERS, cookie } : HEADERS }))
+const cookieOf = async (app) => (await get(app)).headers.get('set-cookie').split(';')[0]
+
+const open = roomApp(true)
+const full = roomApp(false)
+await cookieOf(full) // the full room's one place
+const admitted = await cookieOf(open)
+const queued = await cookieOf(full)
+const bare = new Hono().get('/', ok)
+const empty = new Hono().use(async (_c, next) => await next()).get('/', ok)
+const CASES = {
+  bare: () => get(bare),
+  empty: () => get(empty),
+  admitted: () => get(open, admitted),
+  new: () => get(open),
+  queued: () => get(full),
+  'too-early': () => get(full, queued),
+}
+
+const cpu = () => {
+  const { user, system } = process.cpuUsage()
+  return user + system
+}
+async function run(request, n) {
+  let next = 0
+  const worker = async () => {
+    while (next++ < n) await (await request()).arrayBuffer()
+  }
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
+}
+
+const cases = option(argv, 'cases', Object.keys(CASES).join(',')).split(',')
+const times = Object.fromEntries(cases.map((c) => [c, []]))
+for (const c of cases) await run(CASES[c], REQUESTS / 2) // warm-up
+for (let r = 0; r < ROUNDS; r++) {
+  for (const c of r % 2 ? [...cases].reverse() : cases) {
+    const started = cpu()
+    await run(CASES[c], REQUESTS)
+    times[c].push((cpu() - started) / REQUESTS)
+  }
+}
+const runtime = globalThis.Bun ? `bun ${globalThis.Bun.version}` : globalThis.Deno ? `deno ${globalThis.Deno.version.deno}` : `node ${process.version}`
+console.log(`${runtime}: CPU µs per request through app.fetch, ${IN_FLIGHT} in flight (${ROUNDS} rounds of ${REQUESTS}: median, lowest)`)
+for (const c of cases) console.log(`  ${c.padEnd(10)} ${String(round(median(times[c]), 1)).padStart(7)} ${String(round(Math.min(...times[c]), 1)).padStart(7)}   rounds ${times[c].map((t) => round(t, 1)).join(', ')}`)
