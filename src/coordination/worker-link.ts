@@ -200,8 +200,9 @@ export class WorkerLink {
     // request: every decision made in this turn goes out in one report, and the snapshot is rebuilt once for
     // them all — under a flood a sync per request was a third of a new user's cost (issue 16). This worker's
     // own snapshot shows its pending deltas meanwhile (read-your-writes); limits are the counters' business.
-    if (hasDeltas && interval === 0) waitUntil?.(this.#syncLater(coordinator, location, 0))
-    else if (since >= interval) waitUntil?.(this.sync(coordinator, location, now).catch(() => {}))
+    if (hasDeltas && interval === 0) {
+      if (!this.#laterScheduled) waitUntil?.(this.#syncLater(coordinator, location, 0))
+    } else if (since >= interval) waitUntil?.(this.sync(coordinator, location, now).catch(() => {}))
     else if (hasDeltas) waitUntil?.(this.#syncLater(coordinator, location, interval - since))
   }
 

@@ -15,7 +15,7 @@ import type { Coordinator } from '../coordination/coordinator.ts'
 import { memoryCoordinator } from '../coordination/memory.ts'
 import { WorkerLink } from '../coordination/worker-link.ts'
 import { HistoryRecorder } from '../history/recorder.ts'
-import { isHttps, serializeCookie, type CookieAttributes } from '../ticket/cookie.ts'
+import { isHttps, requestHeaderOf, serializeCookie, type CookieAttributes } from '../ticket/cookie.ts'
 import { ticketSealerOf } from '../ticket/secret.ts'
 import type { Ticket } from '../ticket/ticket.ts'
 import { coverageCheck } from './coverage.ts'
@@ -39,6 +39,18 @@ const MAX_SNAPSHOT_AGE_MS = 5000
 const DEFAULT_SYNC_INTERVAL_MS = 1000
 /** Shortest time between two history writes of a worker (charts refresh every few seconds). */
 const HISTORY_FLUSH_INTERVAL_MS = 10_000
+
+/**
+ * The request's X-Forwarded-Proto as the app sees it. The standalone proxy rewrites an untrusted one in the
+ * Fetch headers (and says so with its `forwarded` variable), so there those are read; elsewhere a request
+ * whose raw header list has none has none — under @hono/node-server, asking the Fetch headers builds them
+ * for the whole request, a large share of a new user's cost (issue 16).
+ */
+function forwardedProtoOf(c: Context): string | undefined {
+  const raw = requestHeaderOf(c, 'x-forwarded-proto')
+  if ((raw === undefined || raw === null) && c.get('forwarded' as never) === undefined) return undefined
+  return c.req.header('x-forwarded-proto')
+}
 
 export class Room implements RegisteredRoom {
   readonly o: ResolvedOptions
@@ -152,8 +164,7 @@ export class Room implements RegisteredRoom {
 
   /** The ticket cookie's header value (an empty value with max-age 0 clears it). */
   cookie(c: Context, value: string, maxAgeSeconds: number): string {
-    // Through the Fetch headers, not Node's raw ones: the proxy rewrites an untrusted X-Forwarded-Proto there.
-    const https = isHttps(c.req.url, c.req.header('x-forwarded-proto'))
+    const https = isHttps(c.req.url, forwardedProtoOf(c))
     return serializeCookie(this.o.cookieName, value, maxAgeSeconds, this.#cookie, https)
   }
 

@@ -173,7 +173,8 @@ function counterWentBack(snapshot: Snapshot, location: string, result: SlotResul
  */
 function recordAdmission(room: Room, location: string, ticket: Ticket | undefined, bucketId: number, minute: number, ticketId: string, result: SlotResult): void {
   const { link } = room
-  if (!link.firstCheckIn(`admitted:${ticketId}`, minute)) return
+  // A new user's id was drawn for this request: nobody can have been admitted with it before.
+  if (ticket && !link.firstCheckIn(`admitted:${ticketId}`, minute)) return
   // Time in queue since the start of the ticket's first minute (its bucket); a new user waited 0 s.
   if (!result.repeat) room.history.admitted(room.o.clock(), location, ticket ? bucketId : undefined)
   if (result.via === undefined) {

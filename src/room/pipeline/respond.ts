@@ -8,7 +8,7 @@
 import type { Context } from 'hono'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
-import { messagesFor } from '../../page/messages.ts'
+import { messagesFor, type Messages } from '../../page/messages.ts'
 import { renderQueuePage, type TemplateVariables } from '../../page/queue-page.ts'
 import { queueVariables } from '../../page/queue-variables.ts'
 import { requestHeaderOf } from '../../ticket/cookie.ts'
@@ -28,10 +28,67 @@ export interface QueueView {
   challenge?: { info: Record<string, unknown>; widget(variables: TemplateVariables): string } | undefined
 }
 
+/**
+ * Pages answered with one snapshot in the current second, per room. Under a flood most queue responses are
+ * the same page — same language, settings, snapshot, refresh interval, bucket and second — and the snapshot
+ * changes once per turn of the event loop at most (worker-link.ts), so the page made for the first of them
+ * serves the rest: exactly the page a render would give them. Only pages, not JSON, never one with a challenge.
+ */
+interface Pages {
+  second: number
+  settings: EffectiveSettings
+  snapshot: Snapshot | undefined
+  pages: Map<string, string>
+}
+const pagesOf = new WeakMap<Room, Pages>()
+/** Most pages kept at once (the refresh jitter and the buckets make a few dozen at most). */
+const MAX_PAGES = 256
+
+function pageCache(room: Room, s: EffectiveSettings, snapshot: Snapshot | undefined, now: number): Map<string, string> {
+  const second = Math.floor(now / 1000)
+  let cache = pagesOf.get(room)
+  if (!cache || cache.second !== second || cache.settings !== s || cache.snapshot !== snapshot || cache.pages.size >= MAX_PAGES) {
+    cache = { second, settings: s, snapshot, pages: new Map() }
+    pagesOf.set(room, cache)
+  }
+  return cache.pages
+}
+
 /** The queue page (or JSON) for a queued or rejected user. */
 export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view: QueueView, now: number): Response {
   const { o } = room
   const messages = messagesFor(requestHeaderOf(c, 'accept-language') ?? undefined, o.defaultTemplateLanguage)
+  c.header('Cache-Control', 'no-store')
+  if (view.refresh > 0) c.header('Refresh', String(view.refresh))
+  const reading = c.req.method === 'GET' || c.req.method === 'HEAD'
+  const status = statusFor(c.req.method, s.queueingStatusCode)
+  if (!reading) c.header('Retry-After', String(Math.max(1, view.refresh || o.refreshIntervalSeconds)))
+  // An API client's write gets JSON it can parse whenever it asks for it; pages are for browsers' reads.
+  // Cloudflare answers JSON only to exactly `Accept: application/json`; by default any mention of it will do.
+  const accept = requestHeaderOf(c, 'accept') ?? ''
+  const cloudflare = o.compatibility === 'cloudflare'
+  const wantsJson = cloudflare ? accept.trim() === 'application/json' : accept.toLowerCase().includes('application/json')
+  const json = wantsJson && (o.jsonResponseEnabled || !reading)
+  if (json || view.challenge) {
+    const variables = variablesOf(room, s, view, now, messages)
+    if (json) return c.json(cloudflare ? { cfWaitingRoom: variables } : { waitingRoom: variables }, status)
+    variables.challengeWidget = view.challenge!.widget(variables)
+    return c.html(renderQueuePage(variables, s.template, messages), status)
+  }
+  const cache = pageCache(room, s, view.snapshot, now)
+  // The event's minutes to go change within a second too: part of the key while an event is on.
+  const event = s.phase.event ? `${Math.ceil((s.phase.event.eventStartTime - now) / 60_000)}\n${Math.ceil((s.phase.event.eventEndTime - now) / 60_000)}` : ''
+  const key = `${messages.lang}\n${view.refresh}\n${view.bucketId}\n${view.newlyQueued}\n${view.reason}\n${Math.floor((view.lastCountedAt ?? now) / 1000)}\n${event}`
+  let page = cache.get(key)
+  if (page === undefined) {
+    page = renderQueuePage(variablesOf(room, s, view, now, messages), s.template, messages)
+    cache.set(key, page)
+  }
+  return c.html(page, status)
+}
+
+/** The template and JSON variables of one queue response. */
+function variablesOf(room: Room, s: EffectiveSettings, view: QueueView, now: number, messages: Messages): TemplateVariables {
   const variables = queueVariables({
     settings: s,
     snapshot: view.snapshot,
@@ -45,19 +102,7 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
   })
   if (view.reason === 'queue-full') variables.queueIsFull = true
   if (view.challenge) variables.challenge = view.challenge.info
-  c.header('Cache-Control', 'no-store')
-  if (view.refresh > 0) c.header('Refresh', String(view.refresh))
-  const reading = c.req.method === 'GET' || c.req.method === 'HEAD'
-  const status = statusFor(c.req.method, s.queueingStatusCode)
-  if (!reading) c.header('Retry-After', String(Math.max(1, view.refresh || o.refreshIntervalSeconds)))
-  // An API client's write gets JSON it can parse whenever it asks for it; pages are for browsers' reads.
-  // Cloudflare answers JSON only to exactly `Accept: application/json`; by default any mention of it will do.
-  const accept = requestHeaderOf(c, 'accept') ?? ''
-  const cloudflare = o.compatibility === 'cloudflare'
-  const wantsJson = cloudflare ? accept.trim() === 'application/json' : accept.toLowerCase().includes('application/json')
-  if (wantsJson && (o.jsonResponseEnabled || !reading)) return c.json(cloudflare ? { cfWaitingRoom: variables } : { waitingRoom: variables }, status)
-  if (view.challenge) variables.challengeWidget = view.challenge.widget(variables)
-  return c.html(renderQueuePage(variables, s.template, messages), status)
+  return variables
 }
 
 /** GET and HEAD get the room's code; any other method a code no client can take for success. */
