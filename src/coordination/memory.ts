@@ -58,6 +58,12 @@ interface LocationNode {
 interface Room {
   global: GlobalAggregator
   locations: Map<string, LocationNode>
+  /**
+   * Locations whose grants the global stage has not stored yet. A grant used to store its location's state at
+   * once, which made the aggregator copy its counts on every admission (copy on write after each publish);
+   * now the state is stored before anything reads the global stage, once per batch of grants.
+   */
+  unpublished: Set<LocationNode>
   /** Created with the room; this process's memory is the state, so it only changes with the process. */
   epoch: RoomEpoch
   /** Room-wide once claims: one registry for all locations, whatever the exchange lag between them. */
@@ -83,10 +89,17 @@ export interface MemoryCoordinator extends Coordinator {
 function roomOf(rooms: Map<string, Room>, roomId: string, now: number): Room {
   let found = rooms.get(roomId)
   if (!found) {
-    found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now), once: new OnceRegistry() }
+    found = { global: new GlobalAggregator(), locations: new Map(), unpublished: new Set(), epoch: newEpoch(crypto.randomUUID(), now), once: new OnceRegistry() }
     rooms.set(roomId, found)
   }
   return found
+}
+
+/** Stores in the global stage the state of every location with grants it has not seen (before it is read). */
+function publishGrants(entry: Room): void {
+  if (entry.unpublished.size === 0) return
+  for (const node of entry.unpublished) entry.global.store(node.aggregator.location, node.aggregator.state())
+  entry.unpublished.clear()
 }
 
 /** The location's aggregator; a new (or restarted) one rebuilds from the global stage before publishing. */
@@ -95,6 +108,7 @@ function locationNode(entry: Room, location: string, now: number): LocationNode 
   if (!node) {
     node = { aggregator: new LocationAggregator(location), lastExchangeAt: -Infinity, view: undefined }
     entry.locations.set(location, node)
+    publishGrants(entry)
     node.aggregator.restoreFrom(entry.global.view(now), now)
   }
   return node
@@ -141,10 +155,10 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     if (request.location !== undefined) {
       const now = request.minute * MINUTE_MS
       const entry = room(request.roomId, now)
-      const { aggregator } = locationNode(entry, request.location, now)
-      aggregator.add(admissionDeltas(request))
+      const node = locationNode(entry, request.location, now)
+      node.aggregator.add(admissionDeltas(request))
       // Every location sees it from its next sync, even if no worker of this location ever reports again.
-      if (exchangeIntervalMs === 0) entry.global.store(request.location, aggregator.state())
+      if (exchangeIntervalMs === 0) entry.unpublished.add(node)
     }
     return { taken: true, seq }
   }
@@ -171,6 +185,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       const own = node.aggregator.state()
       let view = node.view
       if (!view || now - node.lastExchangeAt >= exchangeIntervalMs) {
+        publishGrants(entry)
         view = global.exchange(report.location, own, now)
         node.lastExchangeAt = now
         node.view = exchangeIntervalMs > 0 ? view : undefined
@@ -180,10 +195,18 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     },
 
     restartLocations() {
-      for (const entry of rooms.values()) entry.locations.clear()
+      for (const entry of rooms.values()) {
+        publishGrants(entry) // a grant is stored by the time it is made; a restart does not lose it
+        entry.locations.clear()
+      }
     },
     restartGlobal() {
-      for (const entry of rooms.values()) entry.global = new GlobalAggregator()
+      for (const entry of rooms.values()) {
+        entry.global = new GlobalAggregator()
+        // As before a restart of the global stage: grants already stored are lost with it, and the locations
+        // with grants since their last exchange are refilled from their own aggregators at the next one.
+        entry.unpublished.clear()
+      }
     },
   })
 }

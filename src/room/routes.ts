@@ -55,10 +55,17 @@ export function routeScorer(routes: readonly RouteInput[], ignoreCase: boolean, 
   })
   // Most specific first: the first route that covers a request is its score.
   compiled.sort((a, b) => b.score - a.score)
+  const anyHost = compiled.some((route) => route.host !== undefined)
   return (c) => {
-    const urlHost = requestHost(new URL(c.req.url).host)
-    const header = c.req.header('host')
-    const headerHost = header === undefined ? undefined : requestHost(header)
+    // Hosts are read only when a route names one: parsing the URL and the Host header on every request cost
+    // the admitted path a visible share where no route does (issue 16).
+    let urlHost: string | undefined
+    let headerHost: string | undefined
+    if (anyHost) {
+      urlHost = requestHost(new URL(c.req.url).host)
+      const header = c.req.header('host')
+      headerHost = header === undefined ? undefined : requestHost(header)
+    }
     const raw = rawPathOf(c.req.url)
     const routed = c.req.path
     const differs = MAY_DIFFER.test(raw)

@@ -16,12 +16,38 @@ const COMMAND_HEADER = 'waiting-room-command'
 /** The header Cloudflare's docs name: obeyed with `compatibility: 'cloudflare'`, stripped in either mode. */
 const CF_COMMAND_HEADER = 'cf-waiting-room-command'
 
+/** @hono/node-server's response cache: `[status, body, headers as given]` under a symbol named `cache`. */
+let nodeServerCache: symbol | undefined
+
+/**
+ * False when the origin's response certainly has no command header. Under @hono/node-server a Response made
+ * from a string keeps its init until its `headers` are asked for, and asking builds a Fetch Headers and sends
+ * the response down node-server's slower path: for an admitted user that was most of the room's cost over an
+ * empty middleware (issue 16). So there the init is looked at as given; anything unexpected, and every other
+ * runtime (whose Response headers are native), reads the headers.
+ */
+function mayCarryCommand(c: Context): boolean {
+  if ((c.env as { incoming?: unknown } | undefined)?.incoming === undefined) return true
+  const res = c.res as unknown as Record<symbol, unknown>
+  nodeServerCache ??= Object.getOwnPropertySymbols(res).find((symbol) => symbol.description === 'cache')
+  const cache = nodeServerCache === undefined ? undefined : res[nodeServerCache]
+  if (!Array.isArray(cache) || cache.length !== 3 || typeof cache[0] !== 'number') return true
+  const init: unknown = cache[2]
+  if (init === undefined) return false
+  if (init instanceof Headers || typeof init !== 'object' || init === null || Array.isArray(init)) return true
+  for (const name in init) {
+    const lower = name.toLowerCase()
+    if (lower === COMMAND_HEADER || lower === CF_COMMAND_HEADER) return true
+  }
+  return false
+}
+
 /**
  * Removes both command headers from the origin's answer, on every path through the middleware (bypassed,
  * suspended, another room or none deciding, commands off): the header never reaches the client either way.
  */
 export function stripOriginCommands(c: Context): void {
-  if (!c.res.headers.has(COMMAND_HEADER) && !c.res.headers.has(CF_COMMAND_HEADER)) return
+  if (!mayCarryCommand(c) || (!c.res.headers.has(COMMAND_HEADER) && !c.res.headers.has(CF_COMMAND_HEADER))) return
   const response = new Response(c.res.body, c.res) // origin headers may be immutable (a fetch Response)
   response.headers.delete(COMMAND_HEADER)
   response.headers.delete(CF_COMMAND_HEADER)
@@ -31,6 +57,7 @@ export function stripOriginCommands(c: Context): void {
 
 /** Only runs when the command is enabled; otherwise the middleware only strips the headers. */
 export function applyOriginCommand(room: Room, c: Context, ticketId: string, countedMinute: number, now: number): void {
+  if (!mayCarryCommand(c)) return
   const own = c.res.headers.get(COMMAND_HEADER)
   const cf = c.res.headers.get(CF_COMMAND_HEADER)
   if (own === null && cf === null) return
