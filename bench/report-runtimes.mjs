@@ -38,6 +38,8 @@ export function formatRuntimes(result) {
   if (!result || result.error) return `Not measured${result?.error ? `: ${result.error}` : ''}.`
   const runtimes = measured(result)
   const out = []
+  // A runtimes table measured on its own (`node bench/runtimes.mjs`) and spliced into latest.json says when.
+  if (result.measured) out.push(`Measured on its own: ${result.measured}`, '')
   out.push(
     `Each case's server alone on one core (${result.pinned ? '`taskset -c 0`' : 'not pinned: taskset or a second core missing'}), ` +
       `${result.tool === 'wrk' ? 'wrk on the other core' : 'autocannon (wrk not installed)'}, ${result.connections} connections, ${result.seconds} s per run after ` +

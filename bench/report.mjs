@@ -85,6 +85,7 @@ export function renderMarkdown(results) {
   out.push('# Benchmarks')
   out.push('')
   out.push(`Run ${env.startedAt} on ${env.node}, ${env.cpus} × ${env.cpuModel}, load average ${env.loadAverageStart.map((x) => x.toFixed(1)).join(' / ')} at the start and ${env.loadAverageEnd?.map((x) => x.toFixed(1)).join(' / ') ?? '–'} at the end (the machine is shared: absolute figures drift, so every comparison below is a ratio measured side by side in this run). Commit ${env.commit ?? 'unknown'}${env.dirty ? ' with uncommitted changes' : ''}; ${env.seconds} s in all. Produced by \`npm run bench\` (bench/run.mjs)${results.options.quick ? ' with --quick' : ''}.`)
+  if (results.runtimes?.measured) out.push('', `The flood-path table (section 1 and its target rows) was measured later on its own: ${results.runtimes.measured}`)
   out.push('')
 
   out.push('## Targets')
