@@ -102,6 +102,23 @@ function publishGrants(entry: Room): void {
   entry.unpublished.clear()
 }
 
+/**
+ * Drops every location aggregator, or every global stage, as if their hosts restarted. A grant counts as
+ * stored in the global stage from the moment it is made: the locations keep theirs through a restart of
+ * theirs, and a restarted global stage loses them (each location refills it at its next exchange).
+ */
+function restart(rooms: Map<string, Room>, stage: 'locations' | 'global'): void {
+  for (const entry of rooms.values()) {
+    if (stage === 'locations') {
+      publishGrants(entry)
+      entry.locations.clear()
+    } else {
+      entry.global = new GlobalAggregator()
+      entry.unpublished.clear()
+    }
+  }
+}
+
 /** The location's aggregator; a new (or restarted) one rebuilds from the global stage before publishing. */
 function locationNode(entry: Room, location: string, now: number): LocationNode {
   let node = entry.locations.get(location)
@@ -194,19 +211,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       return { locations: { ...view.locations, [report.location]: own }, at: now, epoch: entry.epoch }
     },
 
-    restartLocations() {
-      for (const entry of rooms.values()) {
-        publishGrants(entry) // a grant is stored by the time it is made; a restart does not lose it
-        entry.locations.clear()
-      }
-    },
-    restartGlobal() {
-      for (const entry of rooms.values()) {
-        entry.global = new GlobalAggregator()
-        // As before a restart of the global stage: grants already stored are lost with it, and the locations
-        // with grants since their last exchange are refilled from their own aggregators at the next one.
-        entry.unpublished.clear()
-      }
-    },
+    restartLocations: () => restart(rooms, 'locations'),
+    restartGlobal: () => restart(rooms, 'global'),
   })
 }
