@@ -79,6 +79,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       metrics.decisions.session++
       c.set('waitingRoom', { outcome: 'admitted', reason: 'session', ticketId: ticket.ticketId, acceptedAt: ticket.acceptedAt })
       await next()
+      room.carryTicket(c)
       if (room.revokeEnabled) applyOriginCommand(room, c, ticket.ticketId, countedMinute, now)
       else stripOriginCommands(c)
       return
@@ -101,6 +102,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       await room.setTicket(c, admitted, now, s)
       c.set('waitingRoom', { outcome: 'admitted', reason: decision.reason, ticketId, acceptedAt: now, bucketId })
       await next()
+      room.carryTicket(c)
       if (room.revokeEnabled) applyOriginCommand(room, c, ticketId, minuteOf(now), now)
       else stripOriginCommands(c)
       return

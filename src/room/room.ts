@@ -29,6 +29,9 @@ import { settleWithin } from '../coordination/timeout.ts'
 import type { ResolvedOptions } from './options.ts'
 import { epochTag } from '../coordination/session-epoch.ts'
 
+/** @hono/node-server's mark on an answer its handler already wrote to the socket (RESPONSE_ALREADY_SENT). */
+const ALREADY_SENT = 'x-hono-already-sent'
+
 /** A queued ticket outlives this many refresh intervals after its last check-in. */
 const QUEUED_TICKET_CHECK_INS = 3
 /** A ticket checked in further in the future than this was not sealed by a sane clock: a new user. */
@@ -159,7 +162,28 @@ export class Room implements RegisteredRoom {
     if (epoch !== undefined) ticket = { ...ticket, epoch: epochTag(epoch) }
     const value = await this.sealerOf(c).seal(ticket)
     const maxAge = (this.sessionEndsAt(ticket, s) - now) / 1000
-    c.header('Set-Cookie', this.cookie(c, value, maxAge), { append: true })
+    const cookie = this.cookie(c, value, maxAge)
+    c.header('Set-Cookie', cookie, { append: true })
+    this.#setCookies.set(c, cookie)
+  }
+
+  /** The ticket cookie each request was given, until the origin's answer is known (see carryTicket). */
+  readonly #setCookies = new WeakMap<Context, string>()
+
+  /**
+   * After `next()`: the ticket cookie set before the handler ran is on the answer. Hono carries headers set
+   * with `c.header` only into answers made with `c.text`/`c.json`/...; a handler returning its own `Response`
+   * (a `fetch` to an origin, a file, a framework's renderer) would drop it, and the admitted user, holding no
+   * ticket, would be counted as a new user on every request.
+   */
+  carryTicket(c: Context): void {
+    const cookie = this.#setCookies.get(c)
+    if (cookie === undefined) return
+    this.#setCookies.delete(c)
+    const headers = c.res.headers
+    // Written to the socket already by the handler (the proxy's Node transport writes the ticket itself).
+    if (headers.has(ALREADY_SENT)) return
+    if (!headers.getSetCookie().includes(cookie)) c.header('Set-Cookie', cookie, { append: true })
   }
 
   /** The ticket cookie's header value (an empty value with max-age 0 clears it). */
