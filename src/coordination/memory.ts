@@ -33,7 +33,10 @@ export interface MemoryCoordinatorOptions {
   /**
    * How often a location aggregator exchanges its state with the global aggregator, in ms. 0 (default)
    * exchanges on every sync — nothing is remote in one process. The simulator sets seconds here to model
-   * propagation lag between locations.
+   * propagation lag between locations. A location's change reaches the global stage at most this long after
+   * it was made, whether or not that location reports again (the Durable Object stage's alarm): a lag without
+   * that bound would leave locations deciding from views that disagree for minutes, and a place freed in one
+   * (a revocation) could be handed out once by each.
    */
   exchangeIntervalMs?: number | undefined
 }
@@ -53,6 +56,8 @@ interface LocationNode {
    * view per location would hold O(locations²) entries (5 MB at 300 locations, bench/results/latest.md).
    */
   view: RoomState | undefined
+  /** When this location's state last reached the global stage (an exchange or a due publication). */
+  lastPublishedAt: number
 }
 
 interface Room {
@@ -62,6 +67,13 @@ interface Room {
   epoch: RoomEpoch
   /** Room-wide once claims: one registry for all locations, whatever the exchange lag between them. */
   once: OnceRegistry
+  /**
+   * Locations changed since they last reached the global stage → when they are due there (their last
+   * publication plus the exchange interval). Published by the first sync of any location at or after that.
+   */
+  due: Map<string, number>
+  /** The earliest time in `due` (Infinity when empty): a sync before it does not look at `due`. */
+  nextDue: number
 }
 
 export interface MemoryCoordinator extends Coordinator {
@@ -83,7 +95,7 @@ export interface MemoryCoordinator extends Coordinator {
 function roomOf(rooms: Map<string, Room>, roomId: string, now: number): Room {
   let found = rooms.get(roomId)
   if (!found) {
-    found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now), once: new OnceRegistry() }
+    found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now), once: new OnceRegistry(), due: new Map(), nextDue: Infinity }
     rooms.set(roomId, found)
   }
   return found
@@ -93,11 +105,34 @@ function roomOf(rooms: Map<string, Room>, roomId: string, now: number): Room {
 function locationNode(entry: Room, location: string, now: number): LocationNode {
   let node = entry.locations.get(location)
   if (!node) {
-    node = { aggregator: new LocationAggregator(location), lastExchangeAt: -Infinity, view: undefined }
+    node = { aggregator: new LocationAggregator(location), lastExchangeAt: -Infinity, view: undefined, lastPublishedAt: -Infinity }
     entry.locations.set(location, node)
     node.aggregator.restoreFrom(entry.global.view(now), now)
   }
   return node
+}
+
+/** Marks a location changed: due at the global stage one exchange interval after its last publication. */
+function changed(entry: Room, location: string, node: LocationNode, exchangeIntervalMs: number): void {
+  if (exchangeIntervalMs === 0 || entry.due.has(location)) return
+  const dueAt = node.lastPublishedAt + exchangeIntervalMs
+  entry.due.set(location, dueAt)
+  entry.nextDue = Math.min(entry.nextDue, dueAt)
+}
+
+/** Publishes every changed location whose lag is over by `now` (the alarm that bounds the lag). */
+function publishDue(entry: Room, now: number): void {
+  if (now < entry.nextDue) return
+  entry.nextDue = Infinity
+  for (const [location, dueAt] of entry.due) {
+    const node = entry.locations.get(location)
+    if (!node) entry.due.delete(location)
+    else if (dueAt <= now) {
+      entry.global.store(location, node.aggregator.state())
+      node.lastPublishedAt = now
+      entry.due.delete(location)
+    } else entry.nextDue = Math.min(entry.nextDue, dueAt)
+  }
 }
 
 type HistoryParts = 'history' | 'recordHistory' | 'readHistory'
@@ -141,10 +176,13 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     if (request.location !== undefined) {
       const now = request.minute * MINUTE_MS
       const entry = room(request.roomId, now)
-      const { aggregator } = locationNode(entry, request.location, now)
+      const node = locationNode(entry, request.location, now)
+      const { aggregator } = node
       aggregator.add(admissionDeltas(request))
-      // Every location sees it from its next sync, even if no worker of this location ever reports again.
+      // Every location sees it from its next sync (or, with lag, once the lag is over), even if no worker of
+      // this location ever reports again.
       if (exchangeIntervalMs === 0) entry.global.store(request.location, aggregator.state())
+      else changed(entry, request.location, node, exchangeIntervalMs)
     }
     return { taken: true, seq }
   }
@@ -163,16 +201,17 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     async sync(report: WorkerReport): Promise<RoomState> {
       const now = report.at
       const entry = room(report.roomId, now)
-      const { global } = entry
       const node = locationNode(entry, report.location, now)
       const minute = minuteOf(now)
       entry.once.prune(minute - onceRetentionMinutes(report.keepMinutes))
-      node.aggregator.apply(report, now, (key) => entry.once.claim(key, report.id, minute))
+      if (node.aggregator.apply(report, now, (key) => entry.once.claim(key, report.id, minute))) changed(entry, report.location, node, exchangeIntervalMs)
+      publishDue(entry, now)
       const own = node.aggregator.state()
       let view = node.view
       if (!view || now - node.lastExchangeAt >= exchangeIntervalMs) {
-        view = global.exchange(report.location, own, now)
-        node.lastExchangeAt = now
+        view = entry.global.exchange(report.location, own, now)
+        node.lastExchangeAt = node.lastPublishedAt = now
+        entry.due.delete(report.location)
         node.view = exchangeIntervalMs > 0 ? view : undefined
       }
       // The location's own state is always fresh; other locations are as of the last exchange.
