@@ -95,7 +95,7 @@ export interface MemoryCoordinator extends Coordinator {
 function roomOf(rooms: Map<string, Room>, roomId: string, now: number): Room {
   let found = rooms.get(roomId)
   if (!found) {
-    found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now), once: new OnceRegistry(), due: new Map(), nextDue: Infinity }
+    found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now, true), once: new OnceRegistry(), due: new Map(), nextDue: Infinity }
     rooms.set(roomId, found)
   }
   return found

@@ -67,8 +67,14 @@ export interface WorkerReport {
 export interface RoomEpoch {
   /** Unique per creation (the creating report's id). */
   id: string
-  /** ms at which this state was created. */
+  /** ms at which this state was created, by the clock of the worker whose sync created it. */
   startedAt: number
+  /**
+   * True for a state that lives in one process (the memory coordinator): other processes hold states of their
+   * own, so a session of another epoch may belong to one of those rather than to a lost state. Left out for a
+   * shared backend, where every other epoch was this room's state before (or, to a worker behind, after) a loss.
+   */
+  local?: boolean
 }
 
 export const activeField = (minute: number): string => `a${minute}`
@@ -148,8 +154,8 @@ export class OnceRegistry {
   }
 }
 
-/** A new epoch for a state being created now. */
-export const newEpoch = (id: string, at: number): RoomEpoch => ({ id, startedAt: at })
+/** A new epoch for a state being created now (`local`: a state of this process only, see {@link RoomEpoch.local}). */
+export const newEpoch = (id: string, at: number, local?: boolean): RoomEpoch => (local ? { id, startedAt: at, local } : { id, startedAt: at })
 
 /** Deletes fields older than `oldestMinute`, in place. */
 export function pruneCounts(counts: Record<string, number>, oldestMinute: number): void {

@@ -127,7 +127,9 @@ export class WorkerLink {
       return false
     }
     const { countedBefore, lost } = sessionEpoch(ticket, epoch)
-    if (lost) this.noteLostState(location(), now, epoch.startedAt)
+    // The forgotten sessions were renewed until the loss: no earlier than this one's last check-in, whatever
+    // clock dated the new state.
+    if (lost) this.noteLostState(location(), now, Math.max(epoch.startedAt, ticket.lastCheckInTime))
     return countedBefore
   }
 
@@ -258,7 +260,8 @@ export class WorkerLink {
       this.#state = state
       this.#observed = this.#observed.filter((o) => o.seq > observedUpTo)
       if (state?.epoch) {
-        if (this.#epoch && state.epoch.id !== this.#epoch.id) this.noteLostState(location, now, state.epoch.startedAt)
+        // Lost after this worker's last sync with the old state, whatever clock dated the new one.
+        if (this.#epoch && state.epoch.id !== this.#epoch.id) this.noteLostState(location, now, Math.max(state.epoch.startedAt, this.#lastSyncAt))
         this.#epoch = state.epoch
         for (const held of this.#unjudged.splice(0)) this.judgeSession(held.ticket, held.now, () => held.location)
       }
