@@ -27,7 +27,7 @@ import { RoomMetrics } from './metrics.ts'
 import { RuleSource } from '../rules/store.ts'
 import { settleWithin } from '../coordination/timeout.ts'
 import type { ResolvedOptions } from './options.ts'
-import { epochTag } from '../coordination/session-epoch.ts'
+import { sealedTag } from '../coordination/session-epoch.ts'
 
 /** A queued ticket outlives this many refresh intervals after its last check-in. */
 const QUEUED_TICKET_CHECK_INS = 3
@@ -144,7 +144,7 @@ export class Room implements RegisteredRoom {
   async setTicket(c: Context, ticket: Ticket, now: number, s: EffectiveSettings): Promise<void> {
     // An admitted session is sealed with the epoch of the state it is counted in (session-epoch.ts).
     const epoch = ticket.acceptedAt > 0 ? this.link.epoch : undefined
-    if (epoch !== undefined) ticket = { ...ticket, epoch: epochTag(epoch) }
+    if (epoch !== undefined) ticket = { ...ticket, epoch: sealedTag(epoch, this.link.generation) }
     const value = await this.sealerOf(c).seal(ticket)
     const maxAge = (this.sessionEndsAt(ticket, s) - now) / 1000
     c.header('Set-Cookie', this.cookie(c, value, maxAge), { append: true })
