@@ -2,8 +2,8 @@
  * #14.4, the rest: a ticket carries the tag of the epoch (stored state) its session is counted in, so a fleet
  * restarted with an emptied backend — or a process on a fresh SQLite file or Deno KV database — learns of the
  * loss from the first old ticket that checks in, however close to the new state's start it was renewed (the
- * old rule, by time alone, needed it 5 s older). A ticket of a newer state (another process's memory
- * coordinator) is not a loss.
+ * old rule, by time alone, needed it 5 s older). A ticket of a newer state of another process's memory
+ * coordinator is not a loss; on a shared backend every other state is (test/epoch-clock-lag.test.ts).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -45,8 +45,13 @@ describe('sealed epochs', () => {
     })
     expect(sessionEpoch(ticket(epochTag(epoch), START - 60_000), epoch)).toEqual({ countedBefore: false, lost: false })
     expect(sessionEpoch(ticket(epochTag({ id: 'state-a', startedAt: 0 }), START - 1), epoch)).toEqual({ countedBefore: true, lost: true })
-    // Another process's state that began later: not in ours (so not moved out of it), but ours lost nothing.
-    expect(sessionEpoch(ticket('other', START + 60_000), epoch)).toEqual({ countedBefore: true, lost: false })
+    // On a shared backend any other state is a loss, whatever the clocks: the one that created ours may lag.
+    expect(sessionEpoch(ticket('other', START + 60_000), epoch)).toEqual({ countedBefore: true, lost: true })
+    // A process-local state (memory): another process's state that began later is not in ours (so not moved out
+    // of it), but ours lost nothing; one older than ours (this process restarted) is a loss.
+    const local = { ...epoch, local: true }
+    expect(sessionEpoch(ticket('other', START + 60_000), local)).toEqual({ countedBefore: true, lost: false })
+    expect(sessionEpoch(ticket('other', START - 1), local)).toEqual({ countedBefore: true, lost: true })
     // Untagged tickets (older versions): by time, with the clock margin.
     expect(sessionEpoch(ticket(undefined, START - 1000), epoch)).toEqual({ countedBefore: true, lost: false })
     expect(sessionEpoch(ticket(undefined, START - 6000), epoch)).toEqual({ countedBefore: true, lost: true })

@@ -35,7 +35,7 @@ import type { SqliteDatabase } from './driver.ts'
 import { fileConnections } from './file-connection.ts'
 import type { Statements } from './schema.ts'
 import { resolveOptions, type SqliteCoordinatorOptions } from './setup.ts'
-import { applyReport, readRoom, roomEpoch, takeCounter } from './rows.ts'
+import { advanceGeneration, applyReport, readRoom, roomEpoch, takeCounter } from './rows.ts'
 import { writer } from './writer.ts'
 import { applyHistory, readHistoryRows } from './history.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
@@ -122,9 +122,10 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
       const oldest = report.keepMinutes > 0 ? minute - report.keepMinutes : Number.MIN_SAFE_INTEGER
       return transaction('sync', reportWait, (s) => {
         pruneRoom(s, roomId, minute, report.keepMinutes, at)
-        applyReport(s, report)
+        const applied = applyReport(s, report)
         const epoch = roomEpoch(s, roomId, report, marker)
-        return { ...readRoom(s, roomId, oldest, at, at - LOCATION_FORGET_MS), epoch }
+        const generation = advanceGeneration(s, roomId, report, epoch, applied)
+        return { ...readRoom(s, roomId, oldest, at, at - LOCATION_FORGET_MS), epoch, generation }
       })
     },
 

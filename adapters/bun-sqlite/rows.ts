@@ -5,7 +5,7 @@
  * into the shape the core merges, with the room's epoch.
  */
 import { admissionDeltas, effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
-import { fieldMinute, lostStateField, newEpoch } from '../../src/coordination/state.ts'
+import { changesState, fieldMinute, lostStateField, newEpoch, nextGeneration } from '../../src/coordination/state.ts'
 import type { EpochMarker } from './epoch-marker.ts'
 import { minuteOf } from '../../src/clock.ts'
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
@@ -72,6 +72,18 @@ export function roomEpoch(s: Statements, roomId: string, report: WorkerReport, m
   if (before !== undefined && before !== epoch.id) addDeltas(s, roomId, report.location, { [lostStateField(minuteOf(report.at))]: 1 })
   marker?.record(roomId, epoch.id)
   return epoch
+}
+
+/**
+ * Advances the room's generation for this sync (`nextGeneration`): a report that saw a later generation of this
+ * epoch than the file holds finds an older copy put back, and the room is marked recovering in this transaction.
+ */
+export function advanceGeneration(s: Statements, roomId: string, report: WorkerReport, epoch: RoomEpoch, applied: boolean): number {
+  const current = (s.readGeneration.get(roomId) as Row<{ generation: number }>)?.generation ?? 0
+  const { generation, restored } = nextGeneration(current, report, epoch.id, applied && changesState(report))
+  if (restored) addDeltas(s, roomId, report.location, { [lostStateField(minuteOf(report.at))]: 1 })
+  if (generation !== current) s.writeGeneration.run(roomId, generation)
+  return generation
 }
 
 /** Every location of the room seen since `seenSince`, with its fields from minute `oldest` on. */

@@ -23,6 +23,8 @@ export interface Tables extends HistoryTables {
   rooms: string
   /** (room, key) → minute claimed: the room-wide `once` registry (a key of any location, claimed once). */
   once: string
+  /** room → its state's generation, advanced by every sync (an older copy of the file holds a lower one). */
+  generations: string
 }
 
 export const tablesFor = (prefix: string): Tables => ({
@@ -34,6 +36,7 @@ export const tablesFor = (prefix: string): Tables => ({
   rooms: `${prefix}rooms`,
   ...historyTablesFor(prefix),
   once: `${prefix}once`,
+  generations: `${prefix}generations`,
 })
 
 /** Creates the tables if missing. Run inside a write transaction, so processes starting together agree. */
@@ -60,6 +63,8 @@ export function schemaSql(t: Tables): string {
     CREATE TABLE IF NOT EXISTS ${t.once} (
       room TEXT NOT NULL, key TEXT NOT NULL, minute INTEGER NOT NULL,
       PRIMARY KEY (room, key)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS ${t.generations} (
+      room TEXT NOT NULL PRIMARY KEY, generation INTEGER NOT NULL) WITHOUT ROWID;
     ${historySchemaSql(t)}`
 }
 
@@ -96,6 +101,12 @@ export function prepareStatements(db: SqliteDatabase, t: Tables) {
     readEpoch: sql(`SELECT epoch AS id, started_at AS startedAt FROM ${t.rooms} WHERE room = ?`),
     /** (room, id, startedAt): run only when readEpoch found none, in the same transaction. */
     createEpoch: sql(`INSERT INTO ${t.rooms} (room, epoch, started_at) VALUES (?, ?, ?)`),
+    /** (room) → { generation } | none */
+    readGeneration: sql(`SELECT generation FROM ${t.generations} WHERE room = ?`),
+    /** (room, generation) */
+    writeGeneration: sql(
+      `INSERT INTO ${t.generations} (room, generation) VALUES (?, ?) ON CONFLICT (room) DO UPDATE SET generation = excluded.generation`,
+    ),
     /** (room, location, at) */
     touchLocation: sql(
       `INSERT INTO ${t.locations} (room, location, updated_at) VALUES (?, ?, ?)

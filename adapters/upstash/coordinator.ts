@@ -80,7 +80,7 @@ function syncArgs(report: WorkerReport, locationPrefix: string, reportIdTtl: str
     if (delta !== 0) deltas.push(field, String(delta))
   }
   const onceTtl = String((onceRetentionMinutes(report.keepMinutes) + 1) * 60)
-  const args = [report.location, String(report.at), String(report.keepMinutes), locationPrefix, reportIdTtl, `${report.at}:${report.id}`, String(deltas.length / 2), oncePrefix, onceTtl, ...deltas]
+  const args = [report.location, String(report.at), String(report.keepMinutes), locationPrefix, reportIdTtl, `${report.at}:${report.id}`, String(deltas.length / 2), oncePrefix, onceTtl, report.seen?.epoch ?? '', String(report.seen?.generation ?? 0), ...deltas]
   for (const key in report.once) {
     const entry = report.once[key]!
     const start = args.push(key, '0')
@@ -171,7 +171,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const { reply } = await runScript(
         redis,
         syncScript,
-        [keys.location(report.location), keys.locations, keys.report(report.id), keys.epoch],
+        [keys.location(report.location), keys.locations, keys.report(report.id), keys.epoch, keys.generation],
         syncArgs(report, keys.locationPrefix, reportIdTtl, keys.oncePrefix),
       )
       return readRoomState(reply, report.at)

@@ -26,6 +26,8 @@ export interface RoomKeys {
   report(id: string): string
   /** The room's epoch, `at:reportId` of the sync that created the state. No expiry (see the README). */
   epoch: string
+  /** The room's generation, advanced by every sync (an older copy put back holds a lower one). No expiry. */
+  generation: string
   /** Prefix of the room-wide `once` claims (`{prefix}:{{room}}:o:{key}`, one expiring key each; same slot). */
   oncePrefix: string
 }
@@ -43,6 +45,7 @@ export function roomKeys(prefix: string, roomId: string): RoomKeys {
     locations: `${room}:locations`,
     report: (id) => `${room}:r:${id}`,
     epoch: `${room}:epoch`,
+    generation: `${room}:generation`,
     oncePrefix: `${room}:o:`,
   }
 }

@@ -59,6 +59,7 @@ coordinatorConformance({ describe, it, expect, beforeAll, afterAll }, {
   create: () => upstashCoordinator(fromNodeRedis(client, { replicas: 1 }), { prefix }),
   reopen: () => upstashCoordinator(fromNodeRedis(client, { replicas: 1 }), { prefix }),
   wipe: (_coordinator, roomId) => wipeRoom(roomId),
+  generations: true,
 })
 
 describe('upstash on a Redis Cluster: a master killed during a burst of admissions', () => {

@@ -29,20 +29,20 @@ const report = (roomId: string, location: string, at: number, deltas: Record<str
 })
 
 describe('upstash storage layout', () => {
-  it('keeps a room under one hash tag, and every key but the epoch expires', async () => {
+  it('keeps a room under one hash tag, and every key but the epoch and the generation expires', async () => {
     const roomId = 'layout'
     await coordinator.takeSlot({ roomId, location: 'SJC', minute: MINUTE, localLimit: 1, anywhereLimit: 1, token: 'a' })
     await coordinator.takeSlot({ roomId, location: 'SJC', minute: MINUTE, localLimit: 1, anywhereLimit: 1, token: 'b' })
     await coordinator.sync(report(roomId, 'SJC', AT, { [`t${MINUTE}`]: 2 }))
     const keys = (await fixture.tcp.keys(`${fixture.prefix}:*`)).filter((key) => key.includes('{layout}')).sort()
     const tag = `${fixture.prefix}:{${roomId}}`
-    expect(keys).toEqual([`${tag}:epoch`, `${tag}:l:SJC`, `${tag}:locations`, `${tag}:r:report-${reports}`, `${tag}:t:${MINUTE}`])
+    expect(keys).toEqual([`${tag}:epoch`, `${tag}:generation`, `${tag}:l:SJC`, `${tag}:locations`, `${tag}:r:report-${reports}`, `${tag}:t:${MINUTE}`])
     const ttls = await Promise.all(keys.map((key) => fixture.tcp.ttl(key)))
-    // The epoch never expires (README: persistence); location hash and index: keepMinutes + 2; report ids:
-    // 10 min; the minute's tokens: 5 min.
-    expect(ttls[0]).toBe(-1)
+    // The epoch and the generation never expire (README: persistence); location hash and index: keepMinutes + 2;
+    // report ids: 10 min; the minute's tokens: 5 min.
+    expect(ttls.slice(0, 2)).toEqual([-1, -1])
     const expected = [720, 720, 600, 300]
-    expect(ttls.slice(1).map((ttl, i) => expected[i]! - ttl >= 0 && expected[i]! - ttl <= 5)).toEqual(expected.map(() => true))
+    expect(ttls.slice(2).map((ttl, i) => expected[i]! - ttl >= 0 && expected[i]! - ttl <= 5)).toEqual(expected.map(() => true))
     // Two slots, one per counter, and both admissions in SJC's state.
     expect(await fixture.tcp.hGetAll(`${tag}:t:${MINUTE}`)).toMatchObject({ '*': '1' })
     expect(await fixture.tcp.hGetAll(`${tag}:l:SJC`)).toEqual({ [`~c${MINUTE}`]: '1', [`~h${MINUTE}`]: '1', [`t${MINUTE}`]: '2' })

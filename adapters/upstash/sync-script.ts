@@ -16,11 +16,18 @@ import type { LuaScript } from './scripts.ts'
  * - Old fields of the reporting location (the private `~` ones too) are dropped while the reply is read:
  *   the read happens anyway, so pruning costs only the HDELs of fields that just aged out. Location hashes
  *   and the index expire once silent.
- * KEYS: location hash, the room's location index (zset: name → last merge ms), report id marker, epoch.
+ * - The room's generation (no expiry) is advanced by every sync that changes the state, in this step
+ *   (`nextGeneration`; a report with no deltas and no once keys, or a retry, only reads): a report
+ *   that saw a later generation of this epoch than the key holds finds an older copy put back (a Redis restarted
+ *   from an older RDB or AOF), so the reporting location is marked recovering (`R{minute}`) and the generation
+ *   moves past the one seen.
+ * KEYS: location hash, the room's location index (zset: name → last merge ms), report id marker, epoch,
+ * generation.
  * ARGV: location, at (ms), keepMinutes, location key prefix, report id ttl seconds, epoch if new
- * (`at:reportId`), number of delta pairs D, once key prefix, once ttl seconds, D × (field, delta), then per once
- * key: key, pairs P, P × (field, delta).
- * Reply: '@'..epoch, then flat triples {'@'..name, updatedAt, {field, value, ...}}.
+ * (`at:reportId`), number of delta pairs D, once key prefix, once ttl seconds, the epoch id the report saw a
+ * generation of ('' for none), that generation, D × (field, delta), then per once key: key, pairs P,
+ * P × (field, delta).
+ * Reply: '@'..epoch, the generation, then flat triples {'@'..name, updatedAt, {field, value, ...}}.
  */
 export const syncScript: LuaScript = {
   name: 'sync',
@@ -36,8 +43,10 @@ end
 local function add(field, delta)
   if redis.call('HINCRBY', H, field, delta) == 0 then redis.call('HDEL', H, field) end
 end
+local changed = false
 if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
-  local i, last = 10, 9 + 2 * tonumber(ARGV[7])
+  local i, last = 12, 11 + 2 * tonumber(ARGV[7])
+  changed = last > 11 or #ARGV > last
   while i < last do
     add(ARGV[i], ARGV[i + 1])
     i = i + 2
@@ -53,8 +62,21 @@ if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
   redis.call('EXPIRE', H, ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
 end
+local generation = tonumber(redis.call('GET', KEYS[5])) or 0
+local seen = tonumber(ARGV[11]) or 0
+if seen > generation and ARGV[10] ~= '' and string.sub(epoch, string.find(epoch, ':', 1, true) + 1) == ARGV[10] then
+  add('R' .. math.floor(at / 60000), 1)
+  redis.call('ZADD', KEYS[2], 'GT', at, location)
+  redis.call('EXPIRE', H, ttl)
+  generation = seen
+  changed = true
+end
+if changed then
+  generation = generation + 1
+  redis.call('SET', KEYS[5], generation)
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (at - ttl * 1000))
-local reply = {'@' .. epoch}
+local reply = {'@' .. epoch, generation}
 local index = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
 for i = 1, #index, 2 do
   local name = index[i]
@@ -79,5 +101,5 @@ for i = 1, #index, 2 do
 end
 return reply
 `,
-  sha1: '408a5b88dd2b8b00a54268b78e2e25ddba8433a8',
+  sha1: '549ffe1c185988258b0b6144f02b5d2279854b28',
 }

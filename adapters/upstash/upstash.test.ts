@@ -31,6 +31,7 @@ for (const [label, clientOf] of Object.entries(variants)) {
     // A new process over the same database: the state lives in Redis, so nothing is lost.
     reopen: () => upstashCoordinator(clientOf(fixture), { prefix: fixture.prefix }),
     close: () => fixture.close(),
+    generations: true,
     // What a Redis restarted without persistence would have: none of the room's keys.
     wipe: async (_coordinator, roomId) => {
       await deleteKeys(fixture.tcp, `${fixture.prefix}:{${roomId}}`)

@@ -10,7 +10,6 @@
  * app.use(waitingRoom({ coordinator: memoryCoordinator() }))
  * ```
  */
-import { GlobalAggregator, LocationAggregator } from './aggregator.ts'
 import { MINUTE_MS, minuteOf } from '../clock.ts'
 import {
   admissionDeltas,
@@ -25,7 +24,8 @@ import {
 } from './coordinator.ts'
 import { MemoryHistoryStore } from '../history/memory-store.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
-import { newEpoch, OnceRegistry, onceRetentionMinutes, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
+import { onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
+import { changed, locationNode, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
 
 export const DRIVER_NAME = 'memory'
 
@@ -33,7 +33,10 @@ export interface MemoryCoordinatorOptions {
   /**
    * How often a location aggregator exchanges its state with the global aggregator, in ms. 0 (default)
    * exchanges on every sync — nothing is remote in one process. The simulator sets seconds here to model
-   * propagation lag between locations.
+   * propagation lag between locations. A location's change reaches the global stage at most this long after
+   * it was made, whether or not that location reports again (the Durable Object stage's alarm): a lag without
+   * that bound would leave locations deciding from views that disagree for minutes, and a place freed in one
+   * (a revocation) could be handed out once by each.
    */
   exchangeIntervalMs?: number | undefined
 }
@@ -43,31 +46,6 @@ interface Counter {
   /** Token → the sequence number it took, for idempotent retries. */
   tokens: Map<string, number>
   minute: number
-}
-
-interface LocationNode {
-  aggregator: LocationAggregator
-  lastExchangeAt: number
-  /**
-   * The global view from the last exchange, kept only when exchanges lag (`exchangeIntervalMs` > 0): one
-   * view per location would hold O(locations²) entries (5 MB at 300 locations, bench/results/latest.md).
-   */
-  view: RoomState | undefined
-}
-
-interface Room {
-  global: GlobalAggregator
-  locations: Map<string, LocationNode>
-  /**
-   * Locations whose grants the global stage has not stored yet. A grant used to store its location's state at
-   * once, which made the aggregator copy its counts on every admission (copy on write after each publish);
-   * now the state is stored before anything reads the global stage, once per batch of grants.
-   */
-  unpublished: Set<LocationNode>
-  /** Created with the room; this process's memory is the state, so it only changes with the process. */
-  epoch: RoomEpoch
-  /** Room-wide once claims: one registry for all locations, whatever the exchange lag between them. */
-  once: OnceRegistry
 }
 
 export interface MemoryCoordinator extends Coordinator {
@@ -83,52 +61,6 @@ export interface MemoryCoordinator extends Coordinator {
   readHistory(query: HistoryQuery): Promise<HistoryRow[]>
   /** The history kept (its `size` bounds memory: minutes × locations). */
   readonly history: MemoryHistoryStore
-}
-
-/** The room's aggregation stages and epoch, created with the room. */
-function roomOf(rooms: Map<string, Room>, roomId: string, now: number): Room {
-  let found = rooms.get(roomId)
-  if (!found) {
-    found = { global: new GlobalAggregator(), locations: new Map(), unpublished: new Set(), epoch: newEpoch(crypto.randomUUID(), now), once: new OnceRegistry() }
-    rooms.set(roomId, found)
-  }
-  return found
-}
-
-/** Stores in the global stage the state of every location with grants it has not seen (before it is read). */
-function publishGrants(entry: Room): void {
-  if (entry.unpublished.size === 0) return
-  for (const node of entry.unpublished) entry.global.store(node.aggregator.location, node.aggregator.state())
-  entry.unpublished.clear()
-}
-
-/**
- * Drops every location aggregator, or every global stage, as if their hosts restarted. A grant counts as
- * stored in the global stage from the moment it is made: the locations keep theirs through a restart of
- * theirs, and a restarted global stage loses them (each location refills it at its next exchange).
- */
-function restart(rooms: Map<string, Room>, stage: 'locations' | 'global'): void {
-  for (const entry of rooms.values()) {
-    if (stage === 'locations') {
-      publishGrants(entry)
-      entry.locations.clear()
-    } else {
-      entry.global = new GlobalAggregator()
-      entry.unpublished.clear()
-    }
-  }
-}
-
-/** The location's aggregator; a new (or restarted) one rebuilds from the global stage before publishing. */
-function locationNode(entry: Room, location: string, now: number): LocationNode {
-  let node = entry.locations.get(location)
-  if (!node) {
-    node = { aggregator: new LocationAggregator(location), lastExchangeAt: -Infinity, view: undefined }
-    entry.locations.set(location, node)
-    publishGrants(entry)
-    node.aggregator.restoreFrom(entry.global.view(now), now)
-  }
-  return node
 }
 
 type HistoryParts = 'history' | 'recordHistory' | 'readHistory'
@@ -174,8 +106,10 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       const entry = room(request.roomId, now)
       const node = locationNode(entry, request.location, now)
       node.aggregator.add(admissionDeltas(request))
-      // Every location sees it from its next sync, even if no worker of this location ever reports again.
+      // Every location sees it from its next sync (or, with lag, once the lag is over), even if no worker of
+      // this location ever reports again.
       if (exchangeIntervalMs === 0) entry.unpublished.add(node)
+      else changed(entry, request.location, node, exchangeIntervalMs)
     }
     return { taken: true, seq }
   }
@@ -194,17 +128,18 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     async sync(report: WorkerReport): Promise<RoomState> {
       const now = report.at
       const entry = room(report.roomId, now)
-      const { global } = entry
       const node = locationNode(entry, report.location, now)
       const minute = minuteOf(now)
       entry.once.prune(minute - onceRetentionMinutes(report.keepMinutes))
-      node.aggregator.apply(report, now, (key) => entry.once.claim(key, report.id, minute))
+      if (node.aggregator.apply(report, now, (key) => entry.once.claim(key, report.id, minute))) changed(entry, report.location, node, exchangeIntervalMs)
+      publishDue(entry, now)
       const own = node.aggregator.state()
       let view = node.view
       if (!view || now - node.lastExchangeAt >= exchangeIntervalMs) {
         publishGrants(entry)
-        view = global.exchange(report.location, own, now)
-        node.lastExchangeAt = now
+        view = entry.global.exchange(report.location, own, now)
+        node.lastExchangeAt = node.lastPublishedAt = now
+        entry.due.delete(report.location)
         node.view = exchangeIntervalMs > 0 ? view : undefined
       }
       // The location's own state is always fresh; other locations are as of the last exchange.

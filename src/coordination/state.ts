@@ -35,6 +35,12 @@ export interface RoomState {
   at: number
   /** The room's epoch; every adapter answers it (optional only for older test doubles). */
   epoch?: RoomEpoch
+  /**
+   * The state's generation: advanced by every sync in the same atomic step as its report, so an older copy of
+   * the state put back (a SQLite backup, a Redis restarted from an older RDB) answers a lower one than workers
+   * and tickets have seen. Answered by adapters whose stored state can be restored that way (SQLite, Redis).
+   */
+  generation?: number
 }
 
 /** A worker's deltas for its location, sent in the background. */
@@ -57,7 +63,31 @@ export interface WorkerReport {
    * the moment it was made, whatever minute the key's deltas name. Keys are not count fields (`x.{ticketId}`).
    */
   once?: Record<string, Record<string, number>>
+  /**
+   * The highest generation of the room's epoch `epoch` (an id) this worker has seen, in answers and in the tickets
+   * it served. A sync finding its state of that epoch at a lower generation — an older copy put back — marks the
+   * room recovering in the report's minute and moves the generation past the one seen, in the same atomic step
+   * ({@link nextGeneration}).
+   */
+  seen?: { epoch: string; generation: number }
 }
+
+/**
+ * The generation a sync stores. It is the version of the state's content: a sync that changes it (`changed`: a
+ * report applied for the first time, with deltas or once keys) advances it by one; one that only reads (a cold
+ * worker's first sync, a refresh, a retry) leaves it, so reading never hides an older copy. The state's
+ * `current` is below the report's `seen` of the same epoch only in an older copy put back: `restored`, and the
+ * generation jumps past what was seen, so the other workers' lower sightings do not mark it again. Every
+ * adapter that answers generations applies exactly this.
+ */
+export function nextGeneration(current: number, report: WorkerReport, epochId: string, changed: boolean): { generation: number; restored: boolean } {
+  const seen = report.seen
+  const restored = seen !== undefined && seen.epoch === epochId && seen.generation > current
+  return { generation: restored ? seen.generation + 1 : changed ? current + 1 : current, restored }
+}
+
+/** Whether a report, applied, changes the state (the generation then advances). */
+export const changesState = (report: WorkerReport): boolean => Object.keys(report.deltas).length > 0 || Object.keys(report.once ?? {}).length > 0
 
 /**
  * The identity of a room's stored state. Written set-if-absent when a room's state is created; a backend that
@@ -67,8 +97,14 @@ export interface WorkerReport {
 export interface RoomEpoch {
   /** Unique per creation (the creating report's id). */
   id: string
-  /** ms at which this state was created. */
+  /** ms at which this state was created, by the clock of the worker whose sync created it. */
   startedAt: number
+  /**
+   * True for a state that lives in one process (the memory coordinator): other processes hold states of their
+   * own, so a session of another epoch may belong to one of those rather than to a lost state. Left out for a
+   * shared backend, where every other epoch was this room's state before (or, to a worker behind, after) a loss.
+   */
+  local?: boolean
 }
 
 export const activeField = (minute: number): string => `a${minute}`
@@ -148,8 +184,8 @@ export class OnceRegistry {
   }
 }
 
-/** A new epoch for a state being created now. */
-export const newEpoch = (id: string, at: number): RoomEpoch => ({ id, startedAt: at })
+/** A new epoch for a state being created now (`local`: a state of this process only, see {@link RoomEpoch.local}). */
+export const newEpoch = (id: string, at: number, local?: boolean): RoomEpoch => (local ? { id, startedAt: at, local } : { id, startedAt: at })
 
 /** Deletes fields older than `oldestMinute`, in place. */
 export function pruneCounts(counts: Record<string, number>, oldestMinute: number): void {

@@ -52,6 +52,10 @@ export class WorkerLink {
   #observedSeq = 0
   /** The room's epoch as last answered: a different one means the backend lost or replaced its state. */
   #epoch: RoomEpoch | undefined
+  /** The highest generation of `#epoch` seen in answers and tickets: sent with reports (WorkerReport.seen). */
+  #generation: number | undefined
+  /** A ticket showed a later generation than any answer: the next report must carry it, even with no deltas. */
+  #generationToReport = false
   /** Sessions served before the first epoch was known, judged when it is. */
   #unjudged: { ticket: Ticket; location: string; now: number }[] = []
   #lostNotedMinute = Number.NaN
@@ -114,6 +118,11 @@ export class WorkerLink {
     return this.#epoch
   }
 
+  /** The highest generation of the current epoch this worker has seen (undefined: the adapter keeps none). */
+  get generation(): number | undefined {
+    return this.#generation
+  }
+
   /**
    * Which state a live session is counted in (session-epoch.ts): marks the loss when it is of a state that was
    * lost or replaced, and answers whether it is outside the current state (so its renewal must not move it out).
@@ -126,8 +135,16 @@ export class WorkerLink {
       if (ticket.epoch !== undefined && this.#unjudged.length < MAX_UNJUDGED) this.#unjudged.push({ ticket, location: location(), now })
       return false
     }
-    const { countedBefore, lost } = sessionEpoch(ticket, epoch)
-    if (lost) this.noteLostState(location(), now, epoch.startedAt)
+    const { countedBefore, lost, generation } = sessionEpoch(ticket, epoch)
+    // A ticket sealed from a later generation than this worker saw: the next report tells the state, which
+    // marks itself recovering if it is older than that (an older copy put back).
+    if (generation !== undefined && generation > (this.#generation ?? -1)) {
+      this.#generation = generation
+      this.#generationToReport = true // reported like a delta: the sooner the state hears, the fewer decide on it
+    }
+    // The forgotten sessions were renewed until the loss: no earlier than this one's last check-in, whatever
+    // clock dated the new state.
+    if (lost) this.noteLostState(location(), now, Math.max(epoch.startedAt, ticket.lastCheckInTime))
     return countedBefore
   }
 
@@ -244,7 +261,7 @@ export class WorkerLink {
   }
 
   #hasPending(): boolean {
-    return this.#pending.size > 0 || this.#pendingOnce.size > 0
+    return this.#pending.size > 0 || this.#pendingOnce.size > 0 || this.#generationToReport
   }
 
   async #send(coordinator: Coordinator, location: string, now: number): Promise<void> {
@@ -252,6 +269,7 @@ export class WorkerLink {
     for (const [where, once] of this.#pendingOnce) if (!this.#pending.has(where)) this.#unacknowledged.push(this.#report(where, {}, now, once))
     this.#pending.clear()
     this.#pendingOnce.clear()
+    this.#generationToReport = false
     if (this.#unacknowledged.length === 0) this.#unacknowledged.push(this.#report(location, {}, now))
     const observedUpTo = this.#observedSeq
     const started = Date.now()
@@ -264,8 +282,11 @@ export class WorkerLink {
       this.#state = state
       this.#observed = this.#observed.filter((o) => o.seq > observedUpTo)
       if (state?.epoch) {
-        if (this.#epoch && state.epoch.id !== this.#epoch.id) this.noteLostState(location, now, state.epoch.startedAt)
+        // Lost after this worker's last sync with the old state, whatever clock dated the new one.
+        if (this.#epoch && state.epoch.id !== this.#epoch.id) this.noteLostState(location, now, Math.max(state.epoch.startedAt, this.#lastSyncAt))
+        const sameEpoch = this.#epoch?.id === state.epoch.id
         this.#epoch = state.epoch
+        if (state.generation !== undefined) this.#generation = sameEpoch ? Math.max(this.#generation ?? 0, state.generation) : state.generation
         for (const held of this.#unjudged.splice(0)) this.judgeSession(held.ticket, held.now, () => held.location)
       }
       this.#lastSyncAt = now
@@ -291,6 +312,7 @@ export class WorkerLink {
   #report(location: string, deltas: Record<string, number>, now: number, once?: WorkerReport['once']): WorkerReport {
     const report: WorkerReport = { id: randomId(), roomId: this.options.roomId, location, at: now, keepMinutes: this.keepMinutes, deltas }
     if (once) report.once = once
+    if (this.#epoch && this.#generation !== undefined) report.seen = { epoch: this.#epoch.id, generation: this.#generation }
     return report
   }
 

@@ -27,7 +27,7 @@ import { RoomMetrics } from './metrics.ts'
 import { RuleSource } from '../rules/store.ts'
 import { settleWithin } from '../coordination/timeout.ts'
 import type { ResolvedOptions } from './options.ts'
-import { epochTag } from '../coordination/session-epoch.ts'
+import { sealedTag } from '../coordination/session-epoch.ts'
 
 /** @hono/node-server's mark on an answer its handler already wrote to the socket (RESPONSE_ALREADY_SENT). */
 const ALREADY_SENT = 'x-hono-already-sent'
@@ -159,7 +159,7 @@ export class Room implements RegisteredRoom {
   async setTicket(c: Context, ticket: Ticket, now: number, s: EffectiveSettings): Promise<void> {
     // An admitted session is sealed with the epoch of the state it is counted in (session-epoch.ts).
     const epoch = ticket.acceptedAt > 0 ? this.link.epoch : undefined
-    if (epoch !== undefined) ticket = { ...ticket, epoch: epochTag(epoch) }
+    if (epoch !== undefined) ticket = { ...ticket, epoch: sealedTag(epoch, this.link.generation) }
     const value = await this.sealerOf(c).seal(ticket)
     const maxAge = (this.sessionEndsAt(ticket, s) - now) / 1000
     const cookie = this.cookie(c, value, maxAge)

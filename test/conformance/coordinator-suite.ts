@@ -44,6 +44,11 @@ export interface ConformanceHarness {
    * file replaced would. Adapters whose state cannot be lost alone (in-process memory) leave it out.
    */
   wipe?(coordinator: Coordinator, roomId: string): void | Promise<void>
+  /**
+   * The adapter answers a generation with every sync (its stored state can be put back from an older copy:
+   * SQLite, Redis), and must compare a report's `seen` with it in the sync's atomic step.
+   */
+  generations?: boolean
 }
 
 /** A fixed minute for tests: 2026-11-30 12:00 UTC. */
@@ -329,6 +334,34 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
         const reopened = await coordinator.sync(report(roomId, 'SJC', BASE_MS + 2000, {}))
         expect(reopened.epoch?.id).toBe(first.epoch?.id)
       })
+
+      if (harness.generations) {
+        it('advances the generation with every sync that changes the state; a report that saw a later one marks the room recovering in that sync, once', async () => {
+          const roomId = room('generation')
+          const lost = `R${BASE_MINUTE + 1}`
+          const first = await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [a]: 1 }))
+          const g = first.generation!
+          expect(typeof g).toBe('number')
+          // Reading (an empty report, a retry of an applied one) leaves it: a read never hides an older copy.
+          const retried = report(roomId, 'LHR', BASE_MS + 1000, { [a]: 1 })
+          const second = await coordinator.sync(retried)
+          expect(second.generation).toBe(g + 1)
+          expect((await coordinator.sync(retried)).generation).toBe(g + 1)
+          expect((await coordinator.sync(report(roomId, 'LHR', BASE_MS + 1500, {}))).generation).toBe(g + 1)
+          // A sighting of this generation or below, or of another epoch, is no restore.
+          const seenNow = { ...report(roomId, 'SJC', BASE_MS + 60_000, {}), seen: { epoch: first.epoch!.id, generation: second.generation! } }
+          const other = { ...report(roomId, 'SJC', BASE_MS + 60_000, {}), seen: { epoch: 'another-epoch', generation: 1e9 } }
+          for (const r of [seenNow, other]) expect((await coordinator.sync(r)).locations.SJC?.counts[lost]).toBeUndefined()
+          // A worker saw generation g + 1000 of this epoch: the state it finds is an older copy put back.
+          const restored = await coordinator.sync({ ...report(roomId, 'LHR', BASE_MS + 61_000, {}), seen: { epoch: first.epoch!.id, generation: g + 1000 } })
+          expect(restored.locations.LHR?.counts[lost]).toBe(1)
+          expect(restored.generation).toBe(g + 1001)
+          // Past the sighting now: another worker's lower sighting marks nothing more.
+          const later = await coordinator.sync({ ...report(roomId, 'SJC', BASE_MS + 62_000, {}), seen: { epoch: first.epoch!.id, generation: g + 999 } })
+          expect(later.locations.LHR?.counts[lost]).toBe(1)
+          expect(later.locations.SJC?.counts[lost]).toBeUndefined()
+        })
+      }
 
       if (harness.wipe) {
         it('answers a new epoch once the stored state is lost', async () => {

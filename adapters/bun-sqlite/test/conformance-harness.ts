@@ -26,9 +26,10 @@ export function conformanceHarness(h: SqliteHarness): ConformanceHarness {
       return connect()
     },
     reopen: () => connect(),
+    generations: true,
     wipe: (_coordinator, roomId) => {
       const db = h.open(path)
-      for (const table of ['state', 'locations', 'reports', 'rooms', 'counters', 'counter_tokens']) {
+      for (const table of ['state', 'locations', 'reports', 'rooms', 'counters', 'counter_tokens', 'generations']) {
         db.prepare(`DELETE FROM wr_${table} WHERE room = ?`).run(roomId)
       }
       db.close()

@@ -58,7 +58,7 @@ const connect = () =>
   upstashCoordinator(new Redis({ url: edgeEnv('UPSTASH_REDIS_REST_URL'), token: edgeEnv('UPSTASH_REDIS_REST_TOKEN') }), {
     prefix: edgeEnv('WAITING_ROOM_PREFIX'),
   })
-coordinatorConformance(api, { name: 'upstash in edge-runtime', create: connect, reopen: connect })
+coordinatorConformance(api, { name: 'upstash in edge-runtime', create: connect, reopen: connect, generations: true })
 
 async function runAll(): Promise<{ name: string; error?: string }[]> {
   const results: { name: string; error?: string }[] = []
