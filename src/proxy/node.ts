@@ -25,7 +25,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import type { Context } from 'hono'
-import { endToEndHeaders } from './headers.ts'
+import { endToEndHeaders, hasHeader } from './headers.ts'
 import { OriginTimeout, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
 import { TUNNEL, type Tunnel } from './node-upgrade.ts'
 
@@ -64,7 +64,7 @@ type Agents = { http: HttpAgent; https: HttpsAgent }
  */
 const WHOLE_BODY_MAX = 16 * 1024
 
-function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel): Promise<OriginResponse> {
+function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel): Promise<OriginResponse | Response> {
   return new Promise((resolve, reject) => {
     const https = origin.origin.protocol === 'https:'
     const body = tunnel ? 'none' : bodyOf(origin, c)
@@ -97,6 +97,13 @@ function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel
     request.once('error', fail)
     request.once('response', (response) => {
       clearTimeout(timer)
+      const outgoing = tunnel ? undefined : serverResponseOf(c)
+      const direct = outgoing && origin.clientHeaderList(response.rawHeaders)
+      if (direct) {
+        settled = true
+        answerDirectly(response, outgoing, direct, origin.method)
+        return resolve(alreadySent())
+      }
       const answer = { status: response.statusCode!, statusText: response.statusMessage ?? '', headers: endToEndHeaders(response.rawHeaders) }
       if (NULL_BODY.has(answer.status) || origin.method === 'HEAD') {
         settled = true
@@ -150,6 +157,42 @@ function readWhole(response: IncomingMessage, done: (bytes: Uint8Array<ArrayBuff
   })
 }
 
+/**
+ * The origin's answer written straight to the client's ServerResponse: status, the header list as built
+ * (names as the origin wrote them), and the body piped with Node's own backpressure. No Headers, Response
+ * or web stream per request: on Node those cost more CPU than the rest of the proxy's work.
+ */
+function answerDirectly(response: IncomingMessage, outgoing: ServerResponse, headers: string[], method: string): void {
+  outgoing.writeHead(response.statusCode!, response.statusMessage ?? '', headers)
+  if (NULL_BODY.has(response.statusCode!) || method === 'HEAD') {
+    response.resume()
+    outgoing.end()
+    return
+  }
+  // The origin broke off mid-body: the client must see a broken body, not a short one.
+  response.once('close', () => {
+    if (!response.complete) outgoing.destroy()
+  })
+  response.pipe(outgoing)
+}
+
+/**
+ * What @hono/node-server takes as "already written" (its RESPONSE_ALREADY_SENT: this header, no body), built
+ * here so the transport needs @hono/node-server only when it runs under it. Reading `body` turns
+ * node-server's lightweight Response (when it replaced the global one) into the real one node-server checks.
+ */
+function alreadySent(): Response {
+  const sent = new Response(null, { headers: { 'x-hono-already-sent': 'true' } })
+  void sent.body
+  return sent
+}
+
+/** The client's ServerResponse when @hono/node-server put it in `env` and nothing was written to it yet. */
+function serverResponseOf(c: Context): ServerResponse | undefined {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing
+  return outgoing && !outgoing.headersSent && typeof outgoing.writeHead === 'function' ? outgoing : undefined
+}
+
 /** Where the request body comes from: none (no Content-Length or Transfer-Encoding), Node's own stream, or the web one. */
 function bodyOf(origin: OriginRequest, c: Context): 'none' | 'incoming' | 'stream' {
   const length = origin.request.headers.get('content-length')
@@ -160,11 +203,6 @@ function bodyOf(origin: OriginRequest, c: Context): 'none' | 'incoming' | 'strea
   }
   const incoming = nodeIncoming(c)
   return incoming && !origin.request.bodyUsed ? 'incoming' : origin.request.body ? 'stream' : 'none'
-}
-
-function hasHeader(list: string[], name: string): boolean {
-  for (let i = 0; i < list.length; i += 2) if (list[i]!.toLowerCase() === name) return true
-  return false
 }
 
 /** The server's IncomingMessage when @hono/node-server (or proxyUpgrades) put it in `env`. */
