@@ -8,7 +8,7 @@
 // round, so drift on a shared machine cancels out. CPU µs per request (from /proc) is reported next to
 // req/s: on a loaded machine it is the steadier of the two. Loopback only, bounded.
 //
-//   node bench/proxy-passthrough.mjs [--seconds 3] [--rounds 4] [--connections 50] [--quick] [--no-bun]
+//   node bench/proxy-passthrough.mjs [--seconds 3] [--rounds 4] [--connections 50] [--quick] [--no-bun] [--all | --kinds proxy,hono-pipe]
 //
 // Needs the compiled package (dist/, or BENCH_DIST): `npm run build` first. Prints a table and one
 // `BENCH_RESULT {json}` line (rows: runtime, body, baseline, kind, ratio, cpuRatio, …); the target is
@@ -54,6 +54,24 @@ async function serveKind(kind, originUrl) {
     })
     return server.listen(0, '127.0.0.1', () => ready(server.address().port))
   }
+  if (kind === 'hono-pipe') {
+    // What serving through Hono on @hono/node-server costs by itself: the plain pipe as a Hono handler, no room.
+    const agent = new Agent({ keepAlive: true })
+    const { Hono } = await import('hono')
+    const { serve } = await import('@hono/node-server')
+    const { RESPONSE_ALREADY_SENT } = await import('@hono/node-server/utils/response')
+    const app = new Hono().all('*', (c) => new Promise((resolve) => {
+      const { incoming, outgoing } = c.env
+      const upstream = httpRequest({ host: origin.hostname, port: origin.port, path: incoming.url, method: incoming.method, headers: incoming.headers, agent }, (answer) => {
+        outgoing.writeHead(answer.statusCode, answer.headers)
+        answer.pipe(outgoing)
+        resolve(RESPONSE_ALREADY_SENT)
+      })
+      upstream.on('error', () => outgoing.destroy())
+      incoming.pipe(upstream)
+    }))
+    return serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => ready(info.port))
+  }
   if (kind === 'plain-fetch') {
     // A pass-through in the runtime's own idiom: its server, its fetch (Bun: `decompress: false`).
     const forward = (req) => {
@@ -68,8 +86,10 @@ async function serveKind(kind, originUrl) {
   }
   const { createProxyApp } = await dist('src/proxy/proxy.js')
   const { nodeTransport } = await dist('src/proxy/node.js')
-  // `proxy`: the transport the README recommends on this runtime; the others for comparison.
-  const transport = kind === 'proxy-fetch' || (isBun && kind === 'proxy') ? undefined : nodeTransport()
+  // `proxy`: as the README recommends on this runtime (node:http to the origin, which forwards exactly);
+  // `proxy-fetch`: the fetch transport (on Bun, fetch adds User-Agent and Accept); `proxy-node-server`: Bun
+  // serving through @hono/node-server, as the CLI does under bun.
+  const transport = kind === 'proxy-fetch' ? undefined : nodeTransport()
   let peer = () => undefined
   const app = createProxyApp({
     origin: originUrl,
@@ -77,7 +97,7 @@ async function serveKind(kind, originUrl) {
     room: { secret: SECRET, totalActiveUsers: HUGE, newUsersPerMinute: HUGE },
     clientAddress: (c) => peer(c),
   })
-  if (isBun) {
+  if (isBun && kind !== 'proxy-node-server') {
     const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (req) => app.fetch(req, { incoming: undefined }) })
     peer = (c) => server.requestIP(c.req.raw)?.address
     return ready(server.port)
@@ -146,7 +166,7 @@ async function admittedCookie(url) {
 }
 
 /** The servers of one runtime: its plain pass-through (the baseline) first, then the proxy's transports. */
-const KINDS = { node: ['plain-pipe', 'proxy', 'plain-fetch', 'proxy-fetch'], bun: ['plain-fetch', 'proxy', 'proxy-node'] }
+const KINDS = { node: ['plain-pipe', 'proxy', 'hono-pipe', 'plain-fetch', 'proxy-fetch'], bun: ['plain-fetch', 'proxy', 'proxy-fetch', 'proxy-node-server'] }
 const BASELINE = { node: 'plain-pipe', bun: 'plain-fetch' }
 
 async function main() {
@@ -166,13 +186,14 @@ async function main() {
     const servers = []
     for (const runtime of runtimes) {
       // Without --all: the target rows only (the proxy against the runtime's plain pass-through).
-      for (const kind of all ? KINDS[runtime] : KINDS[runtime].slice(0, 2)) {
+      const chosen = option(argv, 'kinds', undefined)?.split(',')
+      for (const kind of KINDS[runtime].filter((kind, i) => (chosen ? chosen.includes(kind) || i === 0 : all || i < 2))) {
         const server = await start(runtime, kind, origin.url, 'server')
         stops.push(server.stop)
         servers.push({ runtime, kind, ...server })
       }
     }
-    const cookieOf = (server) => (server.kind.startsWith('plain') ? undefined : admittedCookie(server.url))
+    const cookieOf = (server) => (server.kind.startsWith('proxy') ? admittedCookie(server.url) : undefined)
     for (const server of servers) {
       for (const body of Object.keys(BODIES)) {
         await avoidMinuteTurn(1000)
@@ -200,9 +221,10 @@ async function main() {
 const LABELS = {
   'plain-pipe': 'plain node:http pipe proxy',
   'plain-fetch': 'plain fetch pass-through',
-  proxy: 'createProxyApp (recommended transport)',
+  'hono-pipe': 'the same pipe as a Hono handler (no room)',
+  proxy: 'createProxyApp + nodeTransport',
   'proxy-fetch': 'createProxyApp + fetchTransport',
-  'proxy-node': 'createProxyApp + nodeTransport',
+  'proxy-node-server': 'createProxyApp on @hono/node-server',
 }
 
 /** Every server against its runtime's baseline, per body: req/s ratio (median of per-round ratios) and CPU per request. */
