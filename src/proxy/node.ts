@@ -6,6 +6,14 @@
  * and compressed bodies pass through as the origin's bytes. The one file under src/ that imports `node:`:
  * it is its own entry point, like adapters/bun-sqlite/node.ts, and nothing runtime-neutral imports it.
  *
+ * Under @hono/node-server (the CLI, on Node or Bun) it writes the answer to the client's ServerResponse
+ * itself — the origin's raw header list, its body piped — and hands node-server its "already sent" marker:
+ * no Headers, Response or web stream per request, which on Node cost more CPU than the rest of the proxy.
+ * Why node:http rather than Hono's `proxy` helper or undici's `request`/`stream`: the helper is fetch (it
+ * replaces Accept-Encoding with what the runtime decodes, and fetch adds its defaults); undici is not a
+ * dependency (Node's bundled copy is not importable) and hands back a header object with names lower-cased,
+ * not the raw list; both mean a Headers or Response per request, the cost this file avoids.
+ *
  * It also forwards WebSocket upgrades (`proxyUpgrades`): Node hands an upgrade to the server's `upgrade`
  * event rather than to the fetch handler, so the request runs through the proxy app (forwarding guard,
  * room) with the socket in `env`; an admitted one is connected to the origin's socket, anyone else gets
