@@ -43,7 +43,7 @@ export interface ProxyOptions {
   publicHosts?: string | readonly string[] | undefined
   /** Ms the origin may take to send response headers once it has the whole request, else 504. Bodies are not limited. Default 30000. */
   originTimeoutMs?: number | undefined
-  /** How the origin is reached. Default: `fetchTransport({ fetch })`; on Node, `nodeTransport()` from `./node.ts` forwards bytes exactly. */
+  /** How the origin is reached. Default: `fetchTransport({ fetch })`; on Node and Bun, `nodeTransport()` from `./node.ts` forwards headers and bytes exactly. */
   transport?: OriginTransport | undefined
   /** The fetch of the default transport (tests, service bindings). Default: the global `fetch`. */
   fetch?: typeof fetch | undefined

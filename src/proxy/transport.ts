@@ -4,7 +4,7 @@
  * is everywhere, but it is a browser API and behaves like one — it adds request headers the client never
  * sent (undici: `accept-language: *`, `sec-fetch-mode: cors`, `accept-encoding: gzip, deflate`; Bun:
  * `Accept`, `User-Agent`) and decodes compressed bodies it cannot be told to leave alone (except on Bun,
- * with `decompress: false`). On Node, `nodeTransport()` from ./node.ts speaks HTTP/1.1 itself and forwards
+ * with `decompress: false`). On Node and Bun, `nodeTransport()` from ./node.ts speaks HTTP/1.1 itself and forwards
  * bytes exactly; the CLI uses it. This file keeps the runtime-neutral fetch transport, which makes the
  * best of fetch: it offers the origin only codings fetch decodes, and drops the coding headers it undid.
  */
