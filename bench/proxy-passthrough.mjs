@@ -1,93 +1,36 @@
-// The standalone proxy against plain pass-through proxies on the same runtime, side by side in one run.
-// Node: the proxy as the CLI serves it (@hono/node-server, nodeTransport, the room in front with an
-// admitted ticket) and with the fetch transport, against a plain fetch pass-through on @hono/node-server
-// (the runtime's idiom, and bench/http.mjs's `proxy-plain`) and against raw node:http piping (the floor).
-// Bun, when node_modules/.bin/bun is there: the same app on Bun.serve against Bun.serve + fetch with
-// `decompress: false`. Each server is its own process; autocannon runs here; rounds alternate their order
-// (A B C … C B A) and each figure is a ratio to the baseline of the same runtime and body in the same
-// round, so drift on a shared machine cancels out. CPU µs per request (from /proc) is reported next to
-// req/s: on a loaded machine it is the steadier of the two. Loopback only, bounded.
+// The standalone proxy against the plainest pass-through proxy a user would write on the same runtime,
+// side by side in one run, GET for an admitted user (a fresh valid ticket per run), 200 B and 64 KiB bodies.
+// Node: the proxy as the CLI serves it (@hono/node-server, nodeTransport, the room in front) against a
+// node:http server piping to http.request with a keep-alive agent. Bun (node_modules/.bin/bun or
+// test/runtimes/node_modules/.bin/bun): createProxyApp on Bun.serve with nodeTransport (exact headers and
+// bytes) against Bun.serve + fetch with `decompress: false`. Each server is its own process pinned to one
+// core; wrk and the origin (on Bun when there, so it is never the bottleneck) share the other. Rounds
+// alternate their order (A B C … C B A) and each figure is a ratio to the baseline of the same runtime and
+// body in the same round, so drift on a shared machine cancels out. CPU µs per request (from /proc) is
+// reported next to req/s: on a loaded machine it is the steadier of the two. Loopback only, bounded.
 //
 //   node bench/proxy-passthrough.mjs [--seconds 3] [--rounds 4] [--connections 50] [--quick] [--no-bun]
+//     [--runtimes node,bun] [--all | --kinds proxy,hono-pipe]
 //
 // Needs the compiled package (dist/, or BENCH_DIST): `npm run build` first. Prints a table and one
-// `BENCH_RESULT {json}` line (rows: runtime, body, baseline, kind, ratio, cpuRatio, …); the target is
-// ratio ≥ 0.9 against plain-fetch.
+// `BENCH_RESULT {json}` line (rows: runtime, body, baseline, kind, target, ratio, cpuRatio, …); the
+// target is ratio ≥ 0.9 on the rows marked `target`.
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { createServer, request as httpRequest, Agent } from 'node:http'
+import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { dist, distDir, flag, killGroup, median, option, printResult, root, round, sleep } from './lib.mjs'
+import { distDir, flag, killGroup, median, option, printResult, root, round, sleep } from './lib.mjs'
+import { avoidMinuteTurn } from './http.mjs'
+import { BODIES } from './proxy-servers.mjs'
+import { runtimeBinary } from './runtimes.mjs'
+import { loadRun, pinning } from './wrk.mjs'
 
-const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
-const HUGE = 10_000_000
-const BODIES = { small: 'x'.repeat(200), large: 'y'.repeat(64 * 1024) }
-const self = fileURLToPath(import.meta.url)
-const isBun = typeof globalThis.Bun !== 'undefined'
+const SERVERS = fileURLToPath(new URL('./proxy-servers.mjs', import.meta.url))
 
-// ---- child: one server, prints `READY <port>` --------------------------------------------------------
-async function serveKind(kind, originUrl) {
-  const origin = originUrl ? new URL(originUrl) : undefined
-  const ready = (port) => console.log(`READY ${port}`)
-  if (kind === 'origin') {
-    const server = createServer((req, res) => {
-      const body = BODIES[req.url.slice(1)] ?? 'not found'
-      res.writeHead(body === 'not found' ? 404 : 200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) })
-      res.end(body)
-    })
-    return server.listen(0, '127.0.0.1', () => ready(server.address().port))
-  }
-  if (kind === 'plain-pipe') {
-    // The plainest pass-through on Node: headers as received, bodies piped both ways, one keep-alive pool.
-    const agent = new Agent({ keepAlive: true })
-    const server = createServer((req, res) => {
-      const upstream = httpRequest({ host: origin.hostname, port: origin.port, path: req.url, method: req.method, headers: req.headers, agent }, (answer) => {
-        res.writeHead(answer.statusCode, answer.headers)
-        answer.pipe(res)
-      })
-      upstream.on('error', () => res.destroy())
-      req.pipe(upstream)
-    })
-    return server.listen(0, '127.0.0.1', () => ready(server.address().port))
-  }
-  if (kind === 'plain-fetch') {
-    // A pass-through in the runtime's own idiom: its server, its fetch (Bun: `decompress: false`).
-    const forward = (req) => {
-      const url = new URL(req.url)
-      const body = req.method === 'GET' || req.method === 'HEAD' ? null : req.body
-      return fetch(`${origin.origin}${url.pathname}${url.search}`, { method: req.method, headers: req.headers, body, duplex: 'half', redirect: 'manual', decompress: false })
-    }
-    if (isBun) return ready(Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: forward }).port)
-    const { serve } = await import('@hono/node-server')
-    const server = serve({ fetch: forward, hostname: '127.0.0.1', port: 0 }, (info) => ready(info.port))
-    return server
-  }
-  const { createProxyApp } = await dist('src/proxy/proxy.js')
-  const { nodeTransport } = await dist('src/proxy/node.js')
-  const transport = kind === 'proxy-fetch' ? undefined : nodeTransport()
-  let peer = () => undefined
-  const app = createProxyApp({
-    origin: originUrl,
-    transport,
-    room: { secret: SECRET, totalActiveUsers: HUGE, newUsersPerMinute: HUGE },
-    clientAddress: (c) => peer(c),
-  })
-  if (isBun) {
-    const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (req) => app.fetch(req, { incoming: undefined }) })
-    peer = (c) => server.requestIP(c.req.raw)?.address
-    return ready(server.port)
-  }
-  const { getConnInfo } = await import('@hono/node-server/conninfo')
-  const { listen } = await dist('bin/listen.js')
-  peer = (c) => getConnInfo(c).remote.address
-  const listening = await listen(app.fetch, 0, '127.0.0.1', { upgrades: true })
-  ready(listening.port)
-}
-
-// ---- parent ------------------------------------------------------------------------------------------
-function start(runtime, kind, originUrl) {
-  const command = runtime === 'bun' ? `${root}node_modules/.bin/bun` : process.execPath
-  const child = spawn(command, [self, '--serve', kind, originUrl ?? ''], {
+/** Starts one server in its own process, pinned to the server core (or, for the origin, the load generator's). */
+function start(runtime, kind, originUrl, core) {
+  const [command, ...prefix] = [...pinning()[core], runtimeBinary(runtime)]
+  const child = spawn(command, [...prefix, SERVERS, kind, originUrl ?? ''], {
     cwd: root,
     env: { ...process.env, BENCH_DIST: distDir },
     detached: true,
@@ -121,16 +64,16 @@ function cpuSeconds(pid) {
   }
 }
 
+/** One load run: wrk on its own core when installed (bench/wrk.mjs), with the server's CPU over the run. */
 async function load(url, { connections, seconds, cookie, pid }) {
-  const { default: autocannon } = await import('autocannon')
   const before = pid ? cpuSeconds(pid) : undefined
-  const result = await autocannon({ url, connections, duration: seconds, headers: cookie ? { cookie } : {} })
+  const result = await loadRun(url, { connections, seconds, cookie })
   const after = pid ? cpuSeconds(pid) : undefined
-  const bad = result.errors + result.timeouts + result.non2xx
-  const cpuUs = before !== undefined && after !== undefined && result.requests.total > 0 ? ((after - before) * 1e6) / result.requests.total : undefined
-  return { rps: result.requests.average, p99: result.latency.p99, bad, cpuUs }
+  const cpuUs = before !== undefined && after !== undefined && result.requests > 0 ? ((after - before) * 1e6) / result.requests : undefined
+  return { rps: result.requestsPerSecond, p99: result.p99Ms, bad: result.errors + result.non2xx, cpuUs, tool: result.tool }
 }
 
+/** A fresh admitted ticket, minted right before a run (one replayed across a minute turn would be resealed on every request). */
 async function admittedCookie(url) {
   const response = await fetch(`${url}/small`)
   await response.arrayBuffer()
@@ -139,93 +82,113 @@ async function admittedCookie(url) {
   return ticket.split(';')[0]
 }
 
+/**
+ * The servers of one runtime: its plainest pass-through (the baseline), the proxy as the README recommends
+ * it (the target row), the row that explains the gap (Node: the same pipe as a bare Hono handler — what
+ * serving through Hono on node-server costs; Bun: the fetch transport, faster but not exact); `--all` adds the rest.
+ */
+const KINDS = { node: ['plain-pipe', 'proxy', 'hono-pipe', 'plain-fetch', 'proxy-fetch'], bun: ['plain-fetch', 'proxy', 'proxy-fetch', 'proxy-node-server'] }
+const BASELINE = { node: 'plain-pipe', bun: 'plain-fetch' }
+
 async function main() {
   const argv = process.argv.slice(2)
   const quick = flag(argv, 'quick')
   const seconds = Number(option(argv, 'seconds', quick ? '1' : '3'))
   const rounds = Number(option(argv, 'rounds', quick ? '1' : '4'))
   const connections = Number(option(argv, 'connections', '50'))
+  const all = flag(argv, 'all')
   if (!existsSync(`${distDir}src/proxy/node.js`)) throw new Error(`${distDir}src/proxy/node.js is missing: run npm run build first`)
-  const runtimes = ['node', ...(!flag(argv, 'no-bun') && existsSync(`${root}node_modules/.bin/bun`) ? ['bun'] : [])]
+  const runtimes = option(argv, 'runtimes', `node${runtimeBinary('bun') && !flag(argv, 'no-bun') ? ',bun' : ''}`).split(',')
   const stops = []
   try {
-    const origin = await start('node', 'origin')
+    // The origin runs on Bun when it is there (the fastest node:http server here), so it is never the bottleneck.
+    const origin = await start(runtimeBinary('bun') ? 'bun' : 'node', 'origin', undefined, 'load')
     stops.push(origin.stop)
     const servers = []
     for (const runtime of runtimes) {
-      for (const kind of [...(runtime === 'node' ? ['plain-pipe'] : []), 'plain-fetch', 'proxy', 'proxy-fetch']) {
-        const server = await start(runtime, kind, origin.url)
+      // Without --all: the target rows only (the proxy against the runtime's plain pass-through).
+      const chosen = option(argv, 'kinds', undefined)?.split(',')
+      for (const kind of KINDS[runtime].filter((kind, i) => (chosen ? chosen.includes(kind) || i === 0 : all || i < 3))) {
+        const server = await start(runtime, kind, origin.url, 'server')
         stops.push(server.stop)
-        const cookie = kind.startsWith('plain') ? undefined : await admittedCookie(server.url)
-        servers.push({ runtime, kind, ...server, cookie })
+        servers.push({ runtime, kind, ...server })
       }
     }
-    // Sessions are renewed (a new seal) on the first request of a minute: short runs keep that negligible.
-    for (const server of servers) for (const body of Object.keys(BODIES)) await load(`${server.url}/${body}`, { connections, seconds: 1, cookie: server.cookie })
+    const cookieOf = (server) => (server.kind.startsWith('proxy') ? admittedCookie(server.url) : undefined)
+    for (const server of servers) {
+      for (const body of Object.keys(BODIES)) {
+        await avoidMinuteTurn(1000)
+        await load(`${server.url}/${body}`, { connections, seconds: 1, cookie: await cookieOf(server) })
+      }
+    }
     const runs = []
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? servers : [...servers].reverse()
       for (const body of Object.keys(BODIES)) {
         for (const server of order) {
-          const result = await load(`${server.url}/${body}`, { connections, seconds, cookie: server.cookie, pid: server.pid })
+          await avoidMinuteTurn(seconds * 1000)
+          const result = await load(`${server.url}/${body}`, { connections, seconds, cookie: await cookieOf(server), pid: server.pid })
           runs.push({ round: r, body, runtime: server.runtime, kind: server.kind, ...result })
           await sleep(200)
         }
       }
     }
-    report(runs, runtimes, { seconds, rounds, connections })
+    report(runs, runtimes, { seconds, rounds, connections, tool: runs[0]?.tool, loadavg: loadavg().map((n) => round(n)) })
   } finally {
     for (const stop of stops) stop()
   }
 }
 
 const LABELS = {
+  'plain-pipe': 'plain node:http pipe proxy',
   'plain-fetch': 'plain fetch pass-through',
+  'hono-pipe': 'the same pipe as a Hono handler (no room)',
   proxy: 'createProxyApp + nodeTransport',
   'proxy-fetch': 'createProxyApp + fetchTransport',
+  'proxy-node-server': 'createProxyApp on @hono/node-server',
 }
 
+/** Every server against its runtime's baseline, per body: req/s ratio (median of per-round ratios) and CPU per request. */
 function report(runs, runtimes, settings) {
   const rows = []
   for (const runtime of runtimes) {
     for (const body of Object.keys(BODIES)) {
       const of = (kind) => runs.filter((run) => run.runtime === runtime && run.body === body && run.kind === kind)
-      // The baseline: the runtime's plain pass-through (fetch), and on Node also raw node:http piping.
-      for (const baseline of runtime === 'node' ? ['plain-fetch', 'plain-pipe'] : ['plain-fetch']) {
-        const plain = of(baseline)
-        for (const kind of ['proxy', 'proxy-fetch', ...(baseline === 'plain-pipe' ? ['plain-fetch'] : [])]) {
-          const inRound = (run) => plain.find((p) => p.round === run.round)
-          const ratios = of(kind).map((run) => run.rps / inRound(run).rps)
-          // Requests one CPU second serves, proxy over plain: the throughput ratio with the neighbours taken out.
-          const cpuRatios = of(kind).map((run) => inRound(run).cpuUs / run.cpuUs).filter(Number.isFinite)
-          rows.push({
-            runtime,
-            body,
-            baseline,
-            kind,
-            plainRps: round(median(plain.map((run) => run.rps)), 0),
-            rps: round(median(of(kind).map((run) => run.rps)), 0),
-            ratio: round(median(ratios)),
-            rounds: ratios.map((ratio) => round(ratio)),
-            p99Ms: round(median(of(kind).map((run) => run.p99)), 1),
-            bad: of(kind).reduce((sum, run) => sum + run.bad, 0) + plain.reduce((sum, run) => sum + run.bad, 0),
-            plainCpuUs: round(median(plain.map((run) => run.cpuUs).filter(Number.isFinite)), 0),
-            cpuUs: round(median(of(kind).map((run) => run.cpuUs).filter(Number.isFinite)), 0),
-            cpuRatio: round(median(cpuRatios)),
-          })
-        }
+      const baseline = BASELINE[runtime]
+      const plain = of(baseline)
+      const inRound = (run) => plain.find((p) => p.round === run.round)
+      for (const kind of KINDS[runtime].filter((kind) => kind !== baseline && of(kind).length > 0)) {
+        const ratios = of(kind).map((run) => run.rps / inRound(run).rps)
+        // Requests one CPU second serves, proxy over plain: the throughput ratio with the neighbours taken out.
+        const cpuRatios = of(kind).map((run) => inRound(run).cpuUs / run.cpuUs).filter(Number.isFinite)
+        rows.push({
+          runtime,
+          body,
+          baseline,
+          kind,
+          target: kind === 'proxy',
+          plainRps: round(median(plain.map((run) => run.rps)), 0),
+          rps: round(median(of(kind).map((run) => run.rps)), 0),
+          ratio: round(median(ratios)),
+          rounds: ratios.map((ratio) => round(ratio)),
+          p99Ms: round(median(of(kind).map((run) => run.p99)), 1),
+          bad: of(kind).reduce((sum, run) => sum + run.bad, 0) + plain.reduce((sum, run) => sum + run.bad, 0),
+          plainCpuUs: round(median(plain.map((run) => run.cpuUs).filter(Number.isFinite)), 0),
+          cpuUs: round(median(of(kind).map((run) => run.cpuUs).filter(Number.isFinite)), 0),
+          cpuRatio: round(median(cpuRatios)),
+        })
       }
     }
   }
-  console.log(`\nproxy vs a plain pass-through proxy, same runtime (${settings.rounds} rounds × ${settings.seconds} s, ${settings.connections} connections)`)
-  console.log('runtime body   baseline     server                           base req/s  req/s  ratio  rounds                 CPU µs/req base  this  ratio  bad')
+  console.log(`\nproxy vs the plainest pass-through proxy on the same runtime (${settings.rounds} rounds × ${settings.seconds} s, ${settings.connections} connections, ${settings.tool}, load ${settings.loadavg.join(' ')})`)
+  console.log('runtime body   baseline     server                                  base req/s  req/s  ratio  rounds                 CPU µs/req base  this  ratio  bad')
   for (const row of rows) {
     console.log(
       [
-        row.runtime.padEnd(7),
+        (row.target ? '*' : ' ') + row.runtime.padEnd(6),
         row.body.padEnd(6),
         row.baseline.padEnd(12),
-        LABELS[row.kind].padEnd(32),
+        LABELS[row.kind].padEnd(39),
         String(row.plainRps).padStart(10),
         String(row.rps).padStart(6),
         row.ratio.toFixed(2).padStart(6),
@@ -237,8 +200,8 @@ function report(runs, runtimes, settings) {
       ].join(' '),
     )
   }
+  console.log('* the target rows: ≥ 0.9 (req/s ratio)')
   printResult({ bench: 'proxy-passthrough', target: 0.9, settings, rows })
 }
 
-if (process.argv[2] === '--serve') await serveKind(process.argv[3], process.argv[4] || undefined)
-else await main()
+await main()

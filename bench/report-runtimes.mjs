@@ -99,7 +99,10 @@ export function formatRuntimes(result) {
 export function proxyTargets(proxy, straddle) {
   if (!proxy?.rows) return []
   const at = proxy.target ?? 0.9
-  return proxy.rows.map((row) => ({
+  // Rows marked `target` (the proxy as the README recommends it against the runtime's plainest proxy); older
+  // results without the mark count every row.
+  const rows = proxy.rows.some((row) => 'target' in row) ? proxy.rows.filter((row) => row.target) : proxy.rows
+  return rows.map((row) => ({
     target: `standalone proxy ≥ ${at}× a plain pass-through proxy (${row.runtime}, ${row.body} body, ${row.kind}${row.baseline ? ` vs ${row.baseline}` : ''})`,
     measured: `**${fmt(row.ratio)}×** (rounds ${row.rounds.map((x) => fmt(x)).join(', ')})`,
     met: row.ratio >= at,
@@ -112,13 +115,14 @@ export function formatProxy(proxy) {
   if (!proxy?.rows) return `Not measured${proxy?.error ? `: ${proxy.error}` : ''}.`
   const s = proxy.settings ?? {}
   const lines = [
-    `${s.rounds ?? '?'} rounds × ${s.seconds ?? '?'} s, ${s.connections ?? '?'} connections; ratios to the plain proxy named in "against", same runtime and body, same round, median over rounds.`,
+    `${s.rounds ?? '?'} rounds × ${s.seconds ?? '?'} s, ${s.connections ?? '?'} connections${s.tool ? `, ${s.tool}` : ''}${s.loadavg ? `, load average ${s.loadavg.join(' ')}` : ''}; ratios to the plain proxy named in "against", same runtime and body, same round, median over rounds. CPU ratio: CPU µs per request of the plain proxy ÷ this server's (the steadier figure on a loaded machine). **Bold**: the target rows.`,
     '',
-    '| runtime | body | proxy | against | plain req/s | proxy req/s | ratio | per round | CPU ratio | p99 ms |',
-    '| --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: |',
+    '| runtime | body | server | against | plain req/s | req/s | ratio | per round | CPU µs/req plain | CPU µs/req | CPU ratio | p99 ms |',
+    '| --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |',
   ]
   for (const r of proxy.rows) {
-    lines.push(`| ${r.runtime} | ${r.body} | ${r.kind} | ${r.baseline ?? 'plain'} | ${int(r.plainRps)} | ${int(r.rps)} | ${fmt(r.ratio)} | ${r.rounds.map((x) => fmt(x)).join(', ')} | ${fmt(r.cpuRatio)} | ${fmt(r.p99Ms, 1)} |`)
+    const kind = r.target ? `**${r.kind}**` : r.kind
+    lines.push(`| ${r.runtime} | ${r.body} | ${kind} | ${r.baseline ?? 'plain'} | ${int(r.plainRps)} | ${int(r.rps)} | ${fmt(r.ratio)} | ${r.rounds.map((x) => fmt(x)).join(', ')} | ${int(r.plainCpuUs)} | ${int(r.cpuUs)} | ${fmt(r.cpuRatio)} | ${fmt(r.p99Ms, 1)} |`)
   }
   return lines.join('\n')
 }

@@ -6,13 +6,13 @@
  * sec-fetch-mode, accept-encoding). Generated bodies in any content coding come back byte for byte with
  * their Content-Encoding and Content-Length. Both clients are node:http, which adds and decodes nothing.
  */
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import { randomBytes } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Listening } from '../bin/listen.ts'
-import { serveProxy } from './proxy-servers.ts'
+import { rawRequest, serveProxy } from './proxy-servers.ts'
 
 /** Served bodies by path, set by a test before it asks for them. */
 const bodies = new Map<string, { coding: string; bytes: Buffer }>()
@@ -42,21 +42,8 @@ afterAll(async () => {
   await new Promise((resolve) => origin?.close(resolve))
 })
 
-/** One raw request through the proxy: headers as a name/value list, answer as bytes. */
-function send(path: string, headers: string[]): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
-  const host = new URL(proxy.url).host
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(`${proxy.url}${path}`, { headers: ['Host', host, ...headers], agent: false })
-    request.on('response', (response) => {
-      const chunks: Buffer[] = []
-      response.on('data', (chunk: Buffer) => chunks.push(chunk))
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }))
-      response.on('error', reject)
-    })
-    request.on('error', reject)
-    request.end()
-  })
-}
+/** One raw request through the proxy. */
+const send = (path: string, headers: string[]) => rawRequest(proxy.url, path, headers)
 
 /** Names the proxy rewrites by design (or that change how the message is framed): never generated. */
 const NOT_GENERATED = /^(host|connection|keep-alive|transfer-encoding|upgrade|te|trailers?|content-length|expect|forwarded|x-forwarded-.*|waiting-room-command|waiting-room-challenge|proxy-.*)$/i

@@ -4,6 +4,7 @@
  * Real servers on 127.0.0.1 for the proxy tests: an origin and the proxy, each with @hono/node-server on
  * port 0, and a small cookie jar so a test can act as one browser.
  */
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import type { Hono } from 'hono'
 import { listen, type Listening } from '../bin/listen.ts'
 import { createProxyApp, type ProxyOptions } from '../src/proxy/proxy.ts'
@@ -85,4 +86,31 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
       timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)
     }),
   ])
+}
+
+export interface RawAnswer {
+  status: number
+  headers: IncomingHttpHeaders
+  /** The response headers as received: names as written, in order, repeats kept. */
+  rawHeaders: string[]
+  body: Buffer
+}
+
+/**
+ * One request with node:http, which adds and decodes nothing: headers as a name/value list (Host first),
+ * the answer's bytes as received.
+ */
+export function rawRequest(base: string, path: string, headers: string[], method = 'GET'): Promise<RawAnswer> {
+  const host = new URL(base).host
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${base}${path}`, { method, headers: ['Host', host, ...headers], agent: false })
+    request.on('response', (response) => {
+      const chunks: Buffer[] = []
+      response.on('data', (chunk: Buffer) => chunks.push(chunk))
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, rawHeaders: response.rawHeaders, body: Buffer.concat(chunks) }))
+      response.on('error', reject)
+    })
+    request.on('error', reject)
+    request.end()
+  })
 }

@@ -155,6 +155,46 @@ export function clientResponseHeaders(headers: Headers, originBase: URL, proxyBa
   return headers
 }
 
+/**
+ * {@link endToEndHeaders} then {@link clientResponseHeaders} on a list, for a transport that writes the
+ * answer itself: undefined when the answer carries an origin command and `keepCommand` (the room, which
+ * reads it from a Response, obeys and strips it then). `proxyBase` is asked only for a Location.
+ */
+export function clientResponseHeaderList(list: HeaderList, originBase: URL, proxyBase: () => string, keepCommand: boolean): HeaderList | undefined {
+  const named = connectionNamed(list)
+  const out: HeaderList = []
+  for (let i = 0; i < list.length; i += 2) {
+    const name = list[i]!
+    const lower = name.toLowerCase()
+    if (HOP_BY_HOP.has(lower) || lower.startsWith('proxy-') || named?.has(lower)) continue
+    if (lower === COMMAND_HEADER || lower === CF_COMMAND_HEADER) {
+      if (keepCommand) return undefined
+      continue
+    }
+    out.push(name, lower === 'location' ? rewriteLocation(list[i + 1]!, originBase, proxyBase()) : list[i + 1]!)
+  }
+  return out
+}
+
+/**
+ * The client's headers when the room set some of its own (a ticket) before the origin answered, merged as
+ * Hono's `c.newResponse` merges them: each Set-Cookie kept, any other name the origin sent is the origin's.
+ */
+export function withRoomHeaders(list: HeaderList, room: Headers): HeaderList {
+  let merged: HeaderList | undefined
+  for (const [name, value] of room) {
+    if (name !== 'set-cookie' && hasHeader(list, name)) continue
+    ;(merged ??= []).push(name, value)
+  }
+  return merged ? [...merged, ...list] : list
+}
+
+/** Whether a list has a header of this (lower-case) name. */
+export function hasHeader(list: HeaderList, name: string): boolean {
+  for (let i = 0; i < list.length; i += 2) if (list[i]!.length === name.length && list[i]!.toLowerCase() === name) return true
+  return false
+}
+
 function rewriteLocation(location: string, originBase: URL, proxyBase: string): string {
   const originPrefix = originBase.origin + originBase.pathname.replace(/\/$/, '')
   if (location !== originPrefix && !location.startsWith(`${originPrefix}/`) && !location.startsWith(`${originPrefix}?`)) {

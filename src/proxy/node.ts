@@ -6,6 +6,14 @@
  * and compressed bodies pass through as the origin's bytes. The one file under src/ that imports `node:`:
  * it is its own entry point, like adapters/bun-sqlite/node.ts, and nothing runtime-neutral imports it.
  *
+ * Under @hono/node-server (the CLI, on Node or Bun) it writes the answer to the client's ServerResponse
+ * itself — the origin's raw header list, its body piped — and hands node-server its "already sent" marker:
+ * no Headers, Response or web stream per request, which on Node cost more CPU than the rest of the proxy.
+ * Why node:http rather than Hono's `proxy` helper or undici's `request`/`stream`: the helper is fetch (it
+ * replaces Accept-Encoding with what the runtime decodes, and fetch adds its defaults); undici is not a
+ * dependency (Node's bundled copy is not importable) and hands back a header object with names lower-cased,
+ * not the raw list; both mean a Headers or Response per request, the cost this file avoids.
+ *
  * It also forwards WebSocket upgrades (`proxyUpgrades`): Node hands an upgrade to the server's `upgrade`
  * event rather than to the fetch handler, so the request runs through the proxy app (forwarding guard,
  * room) with the socket in `env`; an admitted one is connected to the origin's socket, anyone else gets
@@ -25,9 +33,10 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import type { Context } from 'hono'
-import { endToEndHeaders } from './headers.ts'
+import { endToEndHeaders, hasHeader } from './headers.ts'
 import { OriginTimeout, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
 import { TUNNEL, type Tunnel } from './node-upgrade.ts'
+import { alreadySent, answerDirectly, NULL_BODY, readWhole, serverResponseOf, streamOf } from './node-answer.ts'
 
 export { proxyUpgrades, type UpgradeProxy } from './node-upgrade.ts'
 
@@ -37,9 +46,6 @@ export interface NodeTransportOptions {
   /** Ms an idle keep-alive connection to the origin stays open. Default 4000 (below Node servers' 5 s, so the origin never closes one under us). */
   keepAliveMs?: number | undefined
 }
-
-/** Statuses whose responses have no body. */
-const NULL_BODY = new Set([204, 205, 304])
 
 /** The node:http transport; one keep-alive pool per transport. */
 export function nodeTransport(options: NodeTransportOptions = {}): OriginTransport {
@@ -64,7 +70,7 @@ type Agents = { http: HttpAgent; https: HttpsAgent }
  */
 const WHOLE_BODY_MAX = 16 * 1024
 
-function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel): Promise<OriginResponse> {
+function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel): Promise<OriginResponse | Response> {
   return new Promise((resolve, reject) => {
     const https = origin.origin.protocol === 'https:'
     const body = tunnel ? 'none' : bodyOf(origin, c)
@@ -97,6 +103,13 @@ function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel
     request.once('error', fail)
     request.once('response', (response) => {
       clearTimeout(timer)
+      const outgoing = tunnel ? undefined : serverResponseOf(c)
+      const direct = outgoing && origin.clientHeaderList(response.rawHeaders)
+      if (direct) {
+        settled = true
+        answerDirectly(response, outgoing, direct, origin.method)
+        return resolve(alreadySent())
+      }
       const answer = { status: response.statusCode!, statusText: response.statusMessage ?? '', headers: endToEndHeaders(response.rawHeaders) }
       if (NULL_BODY.has(answer.status) || origin.method === 'HEAD') {
         settled = true
@@ -141,15 +154,6 @@ function onClientGone(c: Context, origin: OriginRequest, tunnel: Tunnel | undefi
   signal.addEventListener('abort', gone, { once: true })
 }
 
-function readWhole(response: IncomingMessage, done: (bytes: Uint8Array<ArrayBuffer>) => void, fail: (error: unknown) => void): void {
-  const chunks: Buffer[] = []
-  response.on('data', (chunk: Buffer) => chunks.push(chunk))
-  response.once('end', () => done((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) as Uint8Array<ArrayBuffer>))
-  response.once('close', () => {
-    if (!response.complete) fail(new Error('the origin closed the response before its end'))
-  })
-}
-
 /** Where the request body comes from: none (no Content-Length or Transfer-Encoding), Node's own stream, or the web one. */
 function bodyOf(origin: OriginRequest, c: Context): 'none' | 'incoming' | 'stream' {
   const length = origin.request.headers.get('content-length')
@@ -160,11 +164,6 @@ function bodyOf(origin: OriginRequest, c: Context): 'none' | 'incoming' | 'strea
   }
   const incoming = nodeIncoming(c)
   return incoming && !origin.request.bodyUsed ? 'incoming' : origin.request.body ? 'stream' : 'none'
-}
-
-function hasHeader(list: string[], name: string): boolean {
-  for (let i = 0; i < list.length; i += 2) if (list[i]!.toLowerCase() === name) return true
-  return false
 }
 
 /** The server's IncomingMessage when @hono/node-server (or proxyUpgrades) put it in `env`. */
@@ -190,37 +189,4 @@ async function pumpStream(body: ReadableStream<Uint8Array>, request: ReturnType<
   } catch (error) {
     fail(error)
   }
-}
-
-/** The response body as a web stream, pausing the socket while the client is slower than the origin. */
-function streamOf(response: IncomingMessage): ReadableStream<Uint8Array> {
-  let done = false
-  // Up to 64 KiB buffered before the origin's socket is paused: one chunk (the default) would pause it after every read.
-  const queueing = new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 })
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      // `done` guards every call: a client that leaves cancels the stream while the origin is still sending.
-      response.on('data', (chunk: Uint8Array) => {
-        if (done) return
-        controller.enqueue(chunk)
-        if ((controller.desiredSize ?? 1) <= 0) response.pause()
-      })
-      response.once('end', () => {
-        if (!done) controller.close()
-        done = true
-      })
-      response.once('close', () => {
-        // Closed before its end: the origin broke off mid-body. The client must see a broken body, not a short one.
-        if (!done) controller.error(new Error('the origin closed the response before its end'))
-        done = true
-      })
-    },
-    pull() {
-      response.resume()
-    },
-    cancel(reason) {
-      done = true
-      response.destroy(reason instanceof Error ? reason : undefined)
-    },
-  }, queueing)
 }

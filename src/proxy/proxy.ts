@@ -14,7 +14,7 @@ import type { StatusCode } from 'hono/utils/http-status'
 import { waitingRoom, type RoomHandle, type WaitingRoomVariables } from '../room/middleware.ts'
 import { WaitingRoomError } from '../errors.ts'
 import type { WaitingRoomOptions } from '../room/options.ts'
-import { clientResponseHeaders, headerListOf, originRequestHeaderObject, originRequestHeaders } from './headers.ts'
+import { clientResponseHeaderList, clientResponseHeaders, headerListOf, originRequestHeaderObject, originRequestHeaders, withRoomHeaders } from './headers.ts'
 import { parsePublicHosts, type HostMatcher } from './hosts.ts'
 import { ClientBodyError, fetchTransport, OriginTimeout, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
 import { parseTrustProxy, resolveForwarded, type Forwarded, type TrustPolicy, type TrustProxy } from './trust.ts'
@@ -43,7 +43,7 @@ export interface ProxyOptions {
   publicHosts?: string | readonly string[] | undefined
   /** Ms the origin may take to send response headers once it has the whole request, else 504. Bodies are not limited. Default 30000. */
   originTimeoutMs?: number | undefined
-  /** How the origin is reached. Default: `fetchTransport({ fetch })`; on Node, `nodeTransport()` from `./node.ts` forwards bytes exactly. */
+  /** How the origin is reached. Default: `fetchTransport({ fetch })`; on Node and Bun, `nodeTransport()` from `./node.ts` forwards headers and bytes exactly. */
   transport?: OriginTransport | undefined
   /** The fetch of the default transport (tests, service bindings). Default: the global `fetch`. */
   fetch?: typeof fetch | undefined
@@ -133,6 +133,7 @@ function forwarder(options: ProxyOptions, originBase: URL, timeoutMs: number) {
     const upgrade = upgradeOf(c.req.raw.headers)
     let list: string[] | undefined
     let headers: Headers | undefined
+    const proxyBase = (): string => `${forwarded.proto}://${forwarded.host ?? new URL(url).host}`
     // Each transport takes the form it sends best; the other is never built.
     const request: OriginRequest = {
       origin: originBase,
@@ -146,8 +147,13 @@ function forwarder(options: ProxyOptions, originBase: URL, timeoutMs: number) {
       },
       request: c.req.raw,
       timeoutMs,
+      clientHeaderList(originList) {
+        const own = clientResponseHeaderList(originList, originBase, proxyBase, keepCommand)
+        // The room's headers so far (a renewed ticket), read without making c.res: Hono would merge into a set one.
+        return own && withRoomHeaders(own, c.newResponse(null).headers)
+      },
     }
-    let response: OriginResponse
+    let response: OriginResponse | Response
     try {
       if (upgrade) {
         const upgraded = transport.upgrade?.(request, c)
@@ -164,12 +170,12 @@ function forwarder(options: ProxyOptions, originBase: URL, timeoutMs: number) {
       const timedOut = error instanceof OriginTimeout
       return originFailure(c, timedOut ? 504 : 502, timedOut ? 'origin timed out' : 'origin unreachable')
     }
-    const proxyBase = `${forwarded.proto}://${forwarded.host ?? new URL(url).host}`
+    if (response instanceof Response) return response // the transport has answered the client itself
     // newResponse starts from the headers the room already set (its ticket) and appends the origin's cookies.
     return c.newResponse(response.body, {
       status: response.status as StatusCode,
       statusText: response.statusText,
-      headers: clientResponseHeaders(response.headers, originBase, proxyBase, keepCommand),
+      headers: clientResponseHeaders(response.headers, originBase, proxyBase(), keepCommand),
     })
   }
 }

@@ -4,7 +4,7 @@
  * is everywhere, but it is a browser API and behaves like one — it adds request headers the client never
  * sent (undici: `accept-language: *`, `sec-fetch-mode: cors`, `accept-encoding: gzip, deflate`; Bun:
  * `Accept`, `User-Agent`) and decodes compressed bodies it cannot be told to leave alone (except on Bun,
- * with `decompress: false`). On Node, `nodeTransport()` from ./node.ts speaks HTTP/1.1 itself and forwards
+ * with `decompress: false`). On Node and Bun, `nodeTransport()` from ./node.ts speaks HTTP/1.1 itself and forwards
  * bytes exactly; the CLI uses it. This file keeps the runtime-neutral fetch transport, which makes the
  * best of fetch: it offers the origin only codings fetch decodes, and drops the coding headers it undid.
  */
@@ -32,6 +32,13 @@ export interface OriginRequest {
   request: Request
   /** Ms the origin may take to send its response headers once it has the whole request. */
   timeoutMs: number
+  /**
+   * For a transport that writes the answer to the client itself (node:http under @hono/node-server): the
+   * origin's response headers as a list → the client's (rewritten as for a Response, the room's own headers
+   * such as a renewed ticket included), or undefined when the answer must reach the room as a Response
+   * (it carries an origin command the room obeys).
+   */
+  clientHeaderList(originList: HeaderList): HeaderList | undefined
 }
 
 /**
@@ -46,8 +53,12 @@ export interface OriginResponse {
 }
 
 export interface OriginTransport {
-  /** Sends the request; rejects with {@link OriginTimeout} past `timeoutMs`, or with the network error. */
-  request(request: OriginRequest, c: Context): Promise<OriginResponse>
+  /**
+   * Sends the request; rejects with {@link OriginTimeout} past `timeoutMs`, or with the network error.
+   * Resolves with a Response when the transport has already answered the client itself (the proxy returns
+   * it as is), else with the origin's answer for the proxy to pass on.
+   */
+  request(request: OriginRequest, c: Context): Promise<OriginResponse | Response>
   /**
    * Forwards a connection upgrade (WebSocket), if this runtime and server can hand over the client's
    * socket; undefined otherwise, and the proxy answers 501 rather than turn the upgrade into a plain GET.
