@@ -8,9 +8,9 @@
 import { seededRandom } from '../admission/plan.ts'
 import { arrivalsOf } from './arrivals.ts'
 import type { QueueDecision } from './diagnose.ts'
-import { buildFleet, visit, type Fleet, type VisitResult, type Worker } from './fleet.ts'
+import { buildFleet, footprintOf, visit, type Fleet, type VisitResult, type Worker } from './fleet.ts'
 import { GroundTruth } from './ground-truth.ts'
-import type { Anomalies, MinuteRow, PrematureCause, PrematureExample, SeriesPoint } from './metrics.ts'
+import type { Anomalies, Footprint, MinuteRow, PrematureCause, PrematureExample, SeriesPoint } from './metrics.ts'
 import type { Scenario } from './scenario.ts'
 import { summarize, type Summary, type UserOutcome } from './summary.ts'
 import { VirtualTimers } from './virtual-timers.ts'
@@ -46,6 +46,8 @@ export interface SimulationResult {
   prematureCauses: Record<PrematureCause, number>
   prematureExamples: PrematureExample[]
   anomalies: Anomalies
+  /** What the shared state held when the run ended (bounded by time × locations × buckets). */
+  footprint: Footprint
   summary: Summary
 }
 
@@ -134,7 +136,7 @@ export async function runSimulation(scenario: Scenario, options: RunOptions = {}
   }
   truth.closeMinute(fleet.counters, coreMinute(truth.minute))
 
-  return resultOf(scenario, users, truth)
+  return resultOf(scenario, users, truth, footprintOf(fleet))
 }
 
 /** The schedule: step number → users whose next request falls in that step, in the order they were added. */
@@ -175,7 +177,7 @@ async function visitAll(fleet: Fleet, jobs: Job[]): Promise<VisitResult[]> {
   return results as VisitResult[]
 }
 
-function resultOf(scenario: Scenario, users: SimUser[], truth: GroundTruth): SimulationResult {
+function resultOf(scenario: Scenario, users: SimUser[], truth: GroundTruth, footprint: Footprint): SimulationResult {
   const outcomes: UserOutcome[] = users.map((user) => ({
     arrivalMs: user.arrivalMs,
     location: user.location,
@@ -184,5 +186,5 @@ function resultOf(scenario: Scenario, users: SimUser[], truth: GroundTruth): Sim
   }))
   const { rows, series, prematureCauses, prematureExamples, anomalies } = truth
   const summary = summarize(scenario, rows, outcomes, truth.firstQueue, prematureCauses, truth.utilisationSamples)
-  return { scenario, rows, series, users: outcomes, prematureCauses, prematureExamples, anomalies, summary }
+  return { scenario, rows, series, users: outcomes, prematureCauses, prematureExamples, anomalies, footprint, summary }
 }
