@@ -36,6 +36,8 @@ export interface RunOptions {
    * memory coordinator a worker's background sync settles within microtasks, before its request returns.
    */
   settle?: () => Promise<void>
+  /** Called with each simulated minute's row as it closes (progress of a long run). Default: nothing. */
+  onMinute?: (row: MinuteRow) => void
 }
 
 export interface SimulationResult {
@@ -120,6 +122,7 @@ export async function runSimulation(scenario: Scenario, options: RunOptions = {}
     truth.expire(atMs)
     if (minute !== truth.minute) {
       truth.closeMinute(fleet.counters, coreMinute(truth.minute))
+      options.onMinute?.(truth.rows[truth.rows.length - 1]!)
       truth.startMinute(minute)
     }
     if (atMs % SAMPLE_MS < tickMs) truth.sample(atMs)
@@ -135,6 +138,7 @@ export async function runSimulation(scenario: Scenario, options: RunOptions = {}
     }
   }
   truth.closeMinute(fleet.counters, coreMinute(truth.minute))
+  options.onMinute?.(truth.rows[truth.rows.length - 1]!)
 
   return resultOf(scenario, users, truth, footprintOf(fleet))
 }

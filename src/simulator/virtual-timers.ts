@@ -6,6 +6,10 @@
  * at an arbitrary simulated moment and make the run irreproducible. While the simulator's own requests
  * (and due timers) run, `setTimeout`/`clearTimeout` are swapped for these, which fire at simulated times
  * in a fixed order; outside those windows the real ones are back, so nothing else in the process is affected.
+ * `Date.now` is swapped in the same windows: the worker link times its syncs with it (a sync slower than
+ * 250 ms backs its report interval off), and with the real clock a garbage-collection pause of a loaded
+ * machine changed how often a simulated worker reported, so two runs of one seed could differ. In simulated
+ * time a sync of the in-process coordinator takes no time, as it should.
  *
  * Pending timers sit in a binary heap ordered by (time, creation): with a thousand workers each holding a
  * trailing-report timer, finding the next one by scanning them all made every step cost O(timers²).
@@ -33,7 +37,7 @@ export class VirtualTimers {
   readonly #heap: Timer[] = []
   #nextId = 1
   #installed = 0
-  #real: { setTimeout: SetTimeout; clearTimeout: ClearTimeout } | undefined
+  #real: { setTimeout: SetTimeout; clearTimeout: ClearTimeout; now: () => number } | undefined
 
   /** `now` is the simulated clock (ms). */
   constructor(now: () => number) {
@@ -106,7 +110,7 @@ export class VirtualTimers {
 
   #install(): void {
     if (this.#installed++ > 0) return
-    const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout }
+    const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout, now: Date.now }
     this.#real = real
     const virtualSet = (callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
       const id = this.#nextId++
@@ -122,12 +126,14 @@ export class VirtualTimers {
     }
     globalThis.setTimeout = virtualSet as unknown as SetTimeout
     globalThis.clearTimeout = virtualClear as ClearTimeout
+    Date.now = this.#now
   }
 
   #uninstall(): void {
     if (--this.#installed > 0 || !this.#real) return
     globalThis.setTimeout = this.#real.setTimeout
     globalThis.clearTimeout = this.#real.clearTimeout
+    Date.now = this.#real.now
     this.#real = undefined
   }
 }
