@@ -126,8 +126,10 @@ async function rewriteReadme(results) {
   if (from === -1 || to < from) throw new Error(`README.md has no accuracy-table markers (${begin} … ${end})`)
   const num = (v, unit = '') => (v === undefined || v === null ? '—' : `${v}${unit}`)
   const int = (v) => (v === undefined ? '—' : v.toLocaleString('en-US'))
-  const rows = scenarios.map(([name]) => [name, results[name] ?? { error: 'not finished (the run was stopped)' }]).map(([name, r]) =>
-    r.error
+  const rows = scenarios.map(([name]) => [name, results[name]]).map(([name, r]) =>
+    !r
+      ? `| \`${name}\` | not finished (the run was stopped before it ended) | | | | | | | |`
+      : r.error
       ? `| \`${name}\` | failed: ${r.error.replaceAll('|', '\\|')} | | | | | | | |`
       : `| \`${name}\` (${int(r.users)} users, limit ${int(r.totalActiveUsers)}, ${r.locations} × ${r.workers / r.locations} workers) | ${num(r.maxOvershootPercent, '%')} | ${r.minutesOverNewUsersPerMinute} | ${num(r.utilisationMeanPercent, '%')} / ${num(r.utilisationP5Percent, '%')} | ${num(r.overtakesOneMinutePercent, '%')} / ${num(r.overtakesTwoMinutesPercent, '%')} | ${num(r.queueOnsetPercentOfLimit, '%')} | ${num(r.waitSpearman)} | ${r.seconds} s, ${int(r.peakRssMB)} MB | [active](docs/sim/${name}-active.svg), [wait](docs/sim/${name}-wait.svg) |`,
   )
