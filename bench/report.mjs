@@ -198,11 +198,11 @@ export function renderMarkdown(results) {
   const sim = results.simulate
   if (!sim || sim.error || !sim.available) out.push(`Not measured${sim?.error ? `: ${sim.error}` : sim?.reason ? `: ${sim.reason}` : ''}.`)
   else {
-    out.push(`\`src/simulator\` (the real middleware in simulated time, many workers and locations on one memory coordinator with propagation lag). Seed 002 runs with ${int(sim.seed002Users)} users${sim.full ? '' : ' (scaled down from 10,000 to keep the bench short; `--full-sim` runs the full size)'}.`)
+    out.push(`\`src/simulator\` (the real middleware in simulated time, many workers and locations on one memory coordinator with propagation lag). Seed 002 runs with ${int(sim.seed002Users)} users and planet with ${int(sim.planetUsers)}${sim.full ? '' : ' (scaled down from 10,000 and ~34,000 to keep the bench short; `--full-sim` runs the full sizes)'}.`)
     out.push('')
     out.push(table(
-      ['scenario', 'users', 'limit', 'queue onset % of limit', 'max active', 'max overshoot', 'overshoot %', 'max admissions/min (limit)', 'premature queue decisions (simulator\'s count)', 'ρ(arrival, wait)', 'run s'],
-      Object.entries(sim.scenarios).map(([name, s]) => (s.error ? [name, s.error, '', '', '', '', '', '', '', '', ''] : [name, int(s.users), int(s.totalActiveUsers), fmt(s.queueOnsetPercentOfLimit, 1), int(s.maxActive), int(s.maxOvershoot), fmt(s.maxOvershootPercent, 1), `${int(s.maxAdmissionsPerMinute)} (${int(s.newUsersPerMinute)})`, int(s.premature), fmt(s.waitSpearman, 3), fmt(s.seconds, 1)])),
+      ['scenario', 'users', 'limit', 'max overshoot %', 'minutes over newUsersPerMinute', 'utilisation while waiting, mean / p5 %', 'overtakes ≥ 1 / ≥ 2 min %', 'queue onset % of limit', 'ρ(arrival, wait)', 'run s', 'peak RSS MB'],
+      Object.entries(sim.scenarios).map(([name, s]) => (s.error ? [name, s.error, '', '', '', '', '', '', '', '', ''] : [name, int(s.users), int(s.totalActiveUsers), fmt(s.maxOvershootPercent, 2), int(s.minutesOverNewUsersPerMinute), `${fmt(s.utilisationMeanPercent, 1)} / ${fmt(s.utilisationP5Percent, 1)}`, `${fmt(s.overtakesOneMinutePercent, 2)} / ${fmt(s.overtakesTwoMinutesPercent, 2)}`, fmt(s.queueOnsetPercentOfLimit, 1), fmt(s.waitSpearman, 3), fmt(s.seconds, 1), int(s.peakRssMB)])),
     ))
     out.push('')
     out.push('Charts: [seed 002 FIFO wait by arrival](../../docs/seed002-fifo-wait.svg), [seed 002 random wait by arrival](../../docs/seed002-random-wait.svg), [spike: active users against the limit](../../docs/spike-active.svg).')

@@ -17,6 +17,7 @@ import {
   runSimulation,
   scaleScenario,
   SCENARIOS,
+  type MinuteRow,
   type Scenario,
 } from '../src/simulator/index.ts'
 
@@ -35,6 +36,7 @@ Flags:
   --seed <text>       overrides the scenario's seed
   --users <n>         scales the scenario to n users (arrivals and both limits by the same factor)
   --quiet             print only the summary, not the per-minute table
+  --progress          print each simulated minute as it ends, with the time and memory so far (long runs)
   --help              this text
 
 Writes <out>/<scenario>.json, <scenario>-active.svg, <scenario>-queue.svg and <scenario>-wait.svg.
@@ -85,7 +87,7 @@ async function scenariosFrom(values: { scenario?: string; config?: string; seed?
 /** Runs the simulate command with its arguments (after `simulate`); resolves with the exit status. */
 export async function runSimulate(argv: string[], io: SimulateIo = consoleIo): Promise<number> {
   let scenarios: Scenario[]
-  let values: { out?: string; quiet?: boolean; help?: boolean }
+  let values: { out?: string; quiet?: boolean; progress?: boolean; help?: boolean }
   try {
     const parsed = parseArgs({
       args: argv,
@@ -96,6 +98,7 @@ export async function runSimulate(argv: string[], io: SimulateIo = consoleIo): P
         seed: { type: 'string' },
         users: { type: 'string' },
         quiet: { type: 'boolean' },
+        progress: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       allowPositionals: false,
@@ -117,7 +120,12 @@ export async function runSimulate(argv: string[], io: SimulateIo = consoleIo): P
     await mkdir(out, { recursive: true })
     for (const scenario of scenarios) {
       const started = performance.now()
-      const result = await runSimulation(scenario)
+      const progress = (row: MinuteRow) =>
+        io.err(
+          `${scenario.name}: minute ${row.minute + 1}/${scenario.minutes} done: ${row.admitted} admitted, ${row.queueLength} waiting ` +
+            `(${((performance.now() - started) / 1000).toFixed(0)} s, ${Math.round(process.memoryUsage.rss() / 1e6)} MB resident)`,
+        )
+      const result = await runSimulation(scenario, values.progress ? { onMinute: progress } : {})
       const seconds = ((performance.now() - started) / 1000).toFixed(1)
       if (!values.quiet) io.out(`${formatTable(result)}\n`)
       io.out(formatSummary(result))

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { arrivalsOf, perMinute } from '../src/simulator/arrivals.ts'
 import { seededRandom } from '../src/admission/plan.ts'
@@ -100,6 +101,39 @@ describe('simulator virtual timers', () => {
     await timers.fireDue()
     expect(fired).toEqual(['a', 'b'])
     expect(timers.pending).toBe(0)
+  })
+
+  it('fires any schedule earliest first, ties in creation order, skipping cleared timers (as a sort would)', async () => {
+    const schedule = fc.array(fc.record({ ms: fc.integer({ min: 0, max: 50 }), cleared: fc.boolean() }), { maxLength: 60 })
+    await fc.assert(
+      fc.asyncProperty(schedule, fc.integer({ min: 0, max: 60 }), async (entries, until) => {
+        let now = 0
+        const timers = new VirtualTimers(() => now)
+        const fired: number[] = []
+        await timers.within(async () => {
+          const ids = entries.map((e, i) => setTimeout(() => fired.push(i), e.ms))
+          entries.forEach((e, i) => e.cleared && clearTimeout(ids[i]))
+        })
+        now = until
+        await timers.fireDue()
+        const expected = entries
+          .map((e, i) => ({ ...e, i }))
+          .filter((e) => !e.cleared && e.ms <= until)
+          .sort((a, b) => a.ms - b.ms || a.i - b.i)
+          .map((e) => e.i)
+        expect(fired).toEqual(expected)
+        expect(timers.pending).toBe(entries.filter((e) => !e.cleared).length - expected.length)
+      }),
+      { seed: 15, numRuns: 200 },
+    )
+  })
+
+  it('shows simulated time through Date.now inside `within` only', async () => {
+    const timers = new VirtualTimers(() => 42_000)
+    const realNow = Date.now
+    const seen = await timers.within(async () => Date.now())
+    expect(seen).toBe(42_000)
+    expect(Date.now).toBe(realNow)
   })
 })
 

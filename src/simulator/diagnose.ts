@@ -39,15 +39,19 @@ function viewOf(state: RoomState, now: number, room: RoomSpec): { snapshot: Snap
   return view
 }
 
-export function diagnose(queued: QueueDecision, truth: Truth, room: RoomSpec): PrematureExample {
+/** Examples carry the worker's view; decisions beyond these are only counted by cause. */
+export function diagnose(queued: QueueDecision, truth: Truth, room: RoomSpec, withView: boolean): PrematureExample {
   const { worker, decision, calls } = queued
-  const view = worker.view.state ? viewOf(worker.view.state, truth.now, room) : undefined
+  const state = worker.view.state
+  // Rebuilt only when the cause or the example needs it: a pass over every location (300 at planet size).
+  const needsView = state !== undefined && (withView || (decision.reason === 'no-slot' && calls.length === 0))
+  const view = needsView ? viewOf(state, truth.now, room) : undefined
   const snapshot = view?.snapshot
   let cause: PrematureCause
   if (decision.reason === 'not-eligible') cause = 'not-eligible'
-  else if (decision.reason !== 'no-slot' || !view) cause = 'other'
+  else if (decision.reason !== 'no-slot' || !state) cause = 'other'
   else if (calls.length > 0) cause = 'counters-full'
-  else if (view.remaining === 0) cause = 'view-full'
+  else if (view!.remaining === 0) cause = 'view-full'
   else cause = room.queueingMethod === 'random' ? 'random-release' : 'held-for-queue'
   return {
     atMs: truth.atMs,

@@ -5,11 +5,12 @@
  * Requests go through `app.request()`, so the real core decides every one of them.
  */
 import { Hono } from 'hono'
-import { memoryCoordinator } from '../coordination/memory.ts'
+import { memoryCoordinator, type MemoryCoordinator } from '../coordination/memory.ts'
 import { waitingRoom, type WaitingRoomDecision, type WaitingRoomEnv } from '../room/middleware.ts'
 import { seededRandom } from '../admission/plan.ts'
 import type { RoomState } from '../coordination/state.ts'
 import { CounterLog, watchedCoordinator } from './counter-log.ts'
+import type { Footprint } from './metrics.ts'
 import type { Scenario } from './scenario.ts'
 
 /** A fixed key, so tickets (and the run) do not depend on the process. Never use it for a real room. */
@@ -31,6 +32,8 @@ export interface Fleet {
   /** Worker indexes per location name. */
   byLocation: Map<string, number[]>
   counters: CounterLog
+  /** The shared coordinator (unwatched), for its footprint at the end of a run. */
+  coordinator: MemoryCoordinator
   /** The users' Accept header. */
   accept: string
 }
@@ -80,7 +83,22 @@ export function buildFleet(scenario: Scenario, clock: () => number): Fleet {
     }
     byLocation.set(name, indexes)
   }
-  return { workers, byLocation, counters, accept: scenario.client === 'json' ? 'application/json' : 'text/html' }
+  return { workers, byLocation, counters, coordinator, accept: scenario.client === 'json' ? 'application/json' : 'text/html' }
+}
+
+/**
+ * What the shared state holds at the end of a run: it must be bounded by time × locations × buckets, never
+ * by users (issue 15), and a test runs one scenario at two populations to hold that.
+ */
+export function footprintOf(fleet: Fleet): Footprint {
+  let stateFields = 0
+  for (const worker of fleet.workers) {
+    const locations = worker.view.state?.locations ?? {}
+    let fields = 0
+    for (const name in locations) fields += Object.keys(locations[name]!.counts).length
+    stateFields = Math.max(stateFields, fields)
+  }
+  return { stateFields, counters: fleet.coordinator.counterCount }
 }
 
 /** Each request's decision, keyed by the Request object `app.request()` hands to the app as `c.req.raw`. */

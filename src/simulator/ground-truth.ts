@@ -145,9 +145,10 @@ export class GroundTruth {
     const truth: Truth = { atMs, now, activeUsers: this.activeNow, admittedThisMinute: row.admitted }
     for (const decision of queued) {
       row.premature++
-      const example = diagnose(decision, truth, this.#room)
+      const keep = this.prematureExamples.length < EXAMPLES_KEPT
+      const example = diagnose(decision, truth, this.#room, keep)
       this.prematureCauses[example.cause]++
-      if (this.prematureExamples.length < EXAMPLES_KEPT) this.prematureExamples.push(example)
+      if (keep) this.prematureExamples.push(example)
     }
   }
 }

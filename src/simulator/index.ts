@@ -17,5 +17,5 @@ export { SCENARIOS, rampScenario, spikeScenario, shiftScenario, seed002Scenario,
 export { planetScenario, scaleScenario, paretoShares, type PlanetShape } from './planet.ts'
 export { formatTable, formatSummary, resultJson } from './report.ts'
 export { renderCharts, type Charts } from './charts.ts'
-export type { MinuteRow, SeriesPoint, PrematureCause, PrematureExample, Anomalies } from './metrics.ts'
+export type { MinuteRow, SeriesPoint, PrematureCause, PrematureExample, Anomalies, Footprint } from './metrics.ts'
 export type { Summary, UserOutcome, WaitFigures } from './summary.ts'

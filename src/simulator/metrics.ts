@@ -115,3 +115,11 @@ export interface Anomalies {
   /** Responses with no decision, or an outcome the scenario cannot produce. */
   unexpected: number
 }
+
+/** The coordinator's memory at the end of a run, in the units that bound it. */
+export interface Footprint {
+  /** Count fields in the largest room state a worker last synced (minutes × locations × buckets). */
+  stateFields: number
+  /** Per-minute counters the coordinator still holds (scopes × minutes kept). */
+  counters: number
+}

@@ -52,6 +52,7 @@ export function formatSummary(result: SimulationResult): string {
     `fifo order      admissions overtaking a user ≥ 1 min older ${s.overtakes.oneMinutePercent}%, ≥ 2 min older ${s.overtakes.twoMinutesPercent}%`,
     `utilisation     while anyone waits: mean ${s.utilisation.meanPercent ?? 'n/a'}%, p5 ${s.utilisation.p5Percent ?? 'n/a'}% (${s.utilisation.samples} samples of 5 s)`,
     `wait            Spearman ρ(arrival, wait) ${w.spearman ?? 'n/a'}; mean ${w.meanMinutes} min, p50 ${w.p50Minutes}, p90 ${w.p90Minutes}, max ${w.maxMinutes}; spread within an arrival minute (IQR) ${w.spreadWithinArrivalMinute} min`,
+    `shared state    ${result.footprint.stateFields} count fields in the largest synced state, ${result.footprint.counters} counters held at the end`,
     `anomalies       lost sessions ${anomalies.lostSessions}, too-early check-ins ${anomalies.tooEarly}, lost queue places ${anomalies.lostQueuePlaces}, unexpected ${anomalies.unexpected}`,
   ].join('\n')
 }

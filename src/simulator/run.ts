@@ -8,9 +8,9 @@
 import { seededRandom } from '../admission/plan.ts'
 import { arrivalsOf } from './arrivals.ts'
 import type { QueueDecision } from './diagnose.ts'
-import { buildFleet, visit, type Fleet, type VisitResult, type Worker } from './fleet.ts'
+import { buildFleet, footprintOf, visit, type Fleet, type VisitResult, type Worker } from './fleet.ts'
 import { GroundTruth } from './ground-truth.ts'
-import type { Anomalies, MinuteRow, PrematureCause, PrematureExample, SeriesPoint } from './metrics.ts'
+import type { Anomalies, Footprint, MinuteRow, PrematureCause, PrematureExample, SeriesPoint } from './metrics.ts'
 import type { Scenario } from './scenario.ts'
 import { summarize, type Summary, type UserOutcome } from './summary.ts'
 import { VirtualTimers } from './virtual-timers.ts'
@@ -36,6 +36,8 @@ export interface RunOptions {
    * memory coordinator a worker's background sync settles within microtasks, before its request returns.
    */
   settle?: () => Promise<void>
+  /** Called with each simulated minute's row as it closes (progress of a long run). Default: nothing. */
+  onMinute?: (row: MinuteRow) => void
 }
 
 export interface SimulationResult {
@@ -46,6 +48,8 @@ export interface SimulationResult {
   prematureCauses: Record<PrematureCause, number>
   prematureExamples: PrematureExample[]
   anomalies: Anomalies
+  /** What the shared state held when the run ended (bounded by time × locations × buckets). */
+  footprint: Footprint
   summary: Summary
 }
 
@@ -118,6 +122,7 @@ export async function runSimulation(scenario: Scenario, options: RunOptions = {}
     truth.expire(atMs)
     if (minute !== truth.minute) {
       truth.closeMinute(fleet.counters, coreMinute(truth.minute))
+      options.onMinute?.(truth.rows[truth.rows.length - 1]!)
       truth.startMinute(minute)
     }
     if (atMs % SAMPLE_MS < tickMs) truth.sample(atMs)
@@ -133,8 +138,9 @@ export async function runSimulation(scenario: Scenario, options: RunOptions = {}
     }
   }
   truth.closeMinute(fleet.counters, coreMinute(truth.minute))
+  options.onMinute?.(truth.rows[truth.rows.length - 1]!)
 
-  return resultOf(scenario, users, truth)
+  return resultOf(scenario, users, truth, footprintOf(fleet))
 }
 
 /** The schedule: step number → users whose next request falls in that step, in the order they were added. */
@@ -175,7 +181,7 @@ async function visitAll(fleet: Fleet, jobs: Job[]): Promise<VisitResult[]> {
   return results as VisitResult[]
 }
 
-function resultOf(scenario: Scenario, users: SimUser[], truth: GroundTruth): SimulationResult {
+function resultOf(scenario: Scenario, users: SimUser[], truth: GroundTruth, footprint: Footprint): SimulationResult {
   const outcomes: UserOutcome[] = users.map((user) => ({
     arrivalMs: user.arrivalMs,
     location: user.location,
@@ -184,5 +190,5 @@ function resultOf(scenario: Scenario, users: SimUser[], truth: GroundTruth): Sim
   }))
   const { rows, series, prematureCauses, prematureExamples, anomalies } = truth
   const summary = summarize(scenario, rows, outcomes, truth.firstQueue, prematureCauses, truth.utilisationSamples)
-  return { scenario, rows, series, users: outcomes, prematureCauses, prematureExamples, anomalies, summary }
+  return { scenario, rows, series, users: outcomes, prematureCauses, prematureExamples, anomalies, footprint, summary }
 }

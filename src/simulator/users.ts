@@ -14,8 +14,11 @@ export interface SimUser {
   state: 'arriving' | 'queued' | 'visiting' | 'left'
   /** The ticket cookie the user holds. */
   cookie: string | undefined
-  /** Worker index → the worker's `remembered` count when it remembered `cookie`. */
-  rememberedBy: Map<number, number>
+  /**
+   * Pairs (worker index, the worker's `remembered` count when it remembered `cookie`), flattened: a user's
+   * ticket is known to a worker or two, and a Map per user cost ~200 bytes at a million users.
+   */
+  rememberedBy: number[]
   /** The worker of the first request (used when workers are chosen per user). */
   homeWorker: number | undefined
   admittedMs: number | undefined
@@ -35,7 +38,7 @@ export function newUser(id: number, location: string, arrivalMs: number, visitMs
     visitMs,
     state: 'arriving',
     cookie: undefined,
-    rememberedBy: new Map(),
+    rememberedBy: [],
     homeWorker: undefined,
     admittedMs: undefined,
     sessionEndMs: 0,
@@ -65,18 +68,26 @@ const SURELY_REMEMBERED = 15_000
  * race with the other requests of the same step; the run loop sends those requests one at a time.
  */
 export function ticketRemembered(user: SimUser, worker: Worker): boolean {
-  const at = user.rememberedBy.get(worker.index)
-  return at !== undefined && worker.remembered - at < SURELY_REMEMBERED
+  const pairs = user.rememberedBy
+  for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === worker.index) return worker.remembered - pairs[i + 1]! < SURELY_REMEMBERED
+  return false
 }
 
 /** Notes that `worker` sealed or opened the user's current ticket. */
 export function rememberTicket(user: SimUser, worker: Worker): void {
-  user.rememberedBy.set(worker.index, worker.remembered++)
+  const pairs = user.rememberedBy
+  for (let i = 0; i < pairs.length; i += 2) {
+    if (pairs[i] === worker.index) {
+      pairs[i + 1] = worker.remembered++
+      return
+    }
+  }
+  pairs.push(worker.index, worker.remembered++)
 }
 
 /** The user now holds `cookie`, sealed by `worker`. */
 export function takeTicket(user: SimUser, worker: Worker, cookie: string): void {
   user.cookie = cookie
-  user.rememberedBy.clear()
+  user.rememberedBy.length = 0
   rememberTicket(user, worker)
 }
