@@ -160,7 +160,7 @@ describe('proxy: a declared body the server does not hand over', () => {
     // Nothing listens at the origin: had the transport tried it, the answer would be 502.
     const app = createProxyApp({ origin: `http://127.0.0.1:${await closedPort()}`, transport: nodeTransport(), onOriginError: () => {}, room: { secret: TEST_SECRET } })
     // A Request cannot carry a GET body: a server that builds one (not @hono/node-server) drops it.
-    for (const framing of [{ 'content-length': '17' }, { 'transfer-encoding': 'chunked' }]) {
+    for (const framing of [{ 'content-length': '17' }, { 'transfer-encoding': 'chunked' }] as Record<string, string>[]) {
       const answer = await app.request('http://proxy.example/echo', { method: 'GET', headers: framing })
       expect(answer.status).toBe(501)
       expect(await answer.text()).toMatch(/cannot forward the body of a GET request on this server/)
