@@ -11,7 +11,9 @@ import { request as httpRequest } from 'node:http'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Listening } from '../bin/listen.ts'
-import { createProxyApp, type ProxyOptions } from '../src/proxy/proxy.ts'
+import fc from 'fast-check'
+import { createProxyApp, fetchTransport, type ProxyOptions } from '../src/proxy/proxy.ts'
+import { FORWARDING_CLAIMS } from '../src/proxy/headers.ts'
 import { serveApp, serveProxy, TEST_SECRET } from './proxy-servers.ts'
 
 let origin: Listening
@@ -36,8 +38,8 @@ afterAll(async () => {
   await origin?.close()
 })
 
-async function proxyWith(options: Partial<ProxyOptions>): Promise<Listening> {
-  const proxy = await serveProxy({ origin: origin.url, room: { totalActiveUsers: 1000, newUsersPerMinute: 1000 }, ...options })
+async function proxyWith(options: Partial<ProxyOptions>, host?: string): Promise<Listening> {
+  const proxy = await serveProxy({ origin: origin.url, room: { totalActiveUsers: 1000, newUsersPerMinute: 1000 }, ...options }, host)
   proxies.push(proxy)
   return proxy
 }
@@ -110,6 +112,47 @@ describe('proxy: forwarding headers from the client', () => {
     const proxy = await proxyWith({ trustProxy: 1, room: { enabledOriginCommands: ['revoke'] } })
     const answer = await get(`${proxy.url}/echo`, { 'waiting-room-command': 'revoke' })
     expect((JSON.parse(answer.body) as Record<string, string>)['waiting-room-command']).toBeUndefined()
+  })
+})
+
+/** Every forwarding claim, its name in a generated case, with a value an origin would believe. */
+const claims = fc.array(fc.constantFrom('lower', 'upper', 'title'), { minLength: FORWARDING_CLAIMS.length, maxLength: FORWARDING_CLAIMS.length }).map((cases) =>
+  Object.fromEntries(
+    FORWARDING_CLAIMS.map((name, i) => {
+      const spelled = cases[i] === 'upper' ? name.toUpperCase() : cases[i] === 'title' ? name.replace(/(^|-)[a-z]/g, (part) => part.toUpperCase()) : name
+      return [spelled, /ip|for/.test(name) ? '203.0.113.66' : /ssl|https/.test(name) ? 'on' : /scheme|proto/.test(name) ? 'https' : '/admin']
+    }),
+  ),
+)
+
+describe('proxy: the rest of the forwarding family (X-Real-IP, X-Forwarded-Ssl, True-Client-IP, …)', () => {
+  it.each([
+    ['node:http', undefined],
+    ['fetch', fetchTransport()],
+  ] as const)('on the %s transport, an untrusted client sends none of them on; trusted proxies do', async (_, transport) => {
+    const untrusted = await proxyWith({ transport })
+    const trusted = await proxyWith({ transport, trustProxy: 1 })
+    await fc.assert(
+      fc.asyncProperty(claims, async (sent) => {
+        const dropped = JSON.parse((await get(`${untrusted.url}/echo`, sent)).body) as Record<string, string>
+        expect(Object.keys(dropped).filter((name) => FORWARDING_CLAIMS.includes(name))).toEqual([])
+        expect(dropped['x-forwarded-for']).toBe('127.0.0.1')
+        const kept = JSON.parse((await get(`${trusted.url}/echo`, sent)).body) as Record<string, string>
+        for (const [name, value] of Object.entries(sent)) expect(kept[name.toLowerCase()], name).toBe(value)
+      }),
+      { numRuns: 8, seed: 2026 },
+    )
+  })
+})
+
+describe('proxy: a dual-stack listener', () => {
+  it('reports an IPv4 client as IPv4, not IPv4-mapped IPv6 (::ffff:127.0.0.1)', async () => {
+    const proxy = await proxyWith({}, '::')
+    const answer = await get(`http://127.0.0.1:${proxy.port}/echo`, {})
+    expect((JSON.parse(answer.body) as Record<string, string>)['x-forwarded-for']).toBe('127.0.0.1')
+    // An IPv6 client stays IPv6.
+    const v6 = await get(`http://[::1]:${proxy.port}/echo`, {})
+    expect((JSON.parse(v6.body) as Record<string, string>)['x-forwarded-for']).toBe('::1')
   })
 })
 

@@ -18,8 +18,8 @@ export function serveApp(app: Hono<any>): Promise<Listening> {
   return listen(app.fetch, 0, '127.0.0.1')
 }
 
-/** The proxy in front of `origin`, served on a free loopback port, as the CLI wires it (node:http transport, upgrades). */
-export function serveProxy(options: ProxyOptions): Promise<Listening> {
+/** The proxy in front of `origin`, served on a free port of `host` (loopback), as the CLI wires it (node:http transport, upgrades). */
+export function serveProxy(options: ProxyOptions, host = '127.0.0.1'): Promise<Listening> {
   const app = createProxyApp({
     clientAddress: (c) => getConnInfo(c).remote.address,
     onOriginError: () => {}, // expected in the origin-down tests; asserted through the response
@@ -27,7 +27,7 @@ export function serveProxy(options: ProxyOptions): Promise<Listening> {
     ...options,
     room: { secret: TEST_SECRET, ...options.room },
   })
-  return listen(app.fetch, 0, '127.0.0.1', { upgrades: true })
+  return listen(app.fetch, 0, host, { upgrades: true })
 }
 
 /** A loopback port nothing listens on: bound once, then released. */

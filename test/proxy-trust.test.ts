@@ -6,7 +6,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { WaitingRoomError } from '../src/errors.ts'
-import { inCidr, parseAddress, parseCidr } from '../src/proxy/ip.ts'
+import { inCidr, parseAddress, parseCidr, plainAddress } from '../src/proxy/ip.ts'
+import { FORWARDING_CLAIMS, originRequestHeaderObject, originRequestHeaders } from '../src/proxy/headers.ts'
 import { parsePublicHosts } from '../src/proxy/hosts.ts'
 import { parseTrustProxy, resolveForwarded, type TrustPolicy } from '../src/proxy/trust.ts'
 
@@ -175,5 +176,49 @@ describe('resolveForwarded', () => {
     const headers = headersOf({ 'x-forwarded-for': '203.0.113.5', 'x-forwarded-proto': 'https' })
     expect(resolveForwarded(headers, { ...own, peer: undefined }, parseTrustProxy('0.0.0.0/0'))).toMatchObject({ trusted: false, proto: 'http', chain: [] })
     expect(resolveForwarded(headers, { ...own, peer: undefined }, { hops: 1 })).toMatchObject({ clientAddress: '203.0.113.5', chain: ['203.0.113.5'], proto: 'https' })
+  })
+})
+
+describe('IPv4-mapped peers', () => {
+  it('an IPv4 peer reported as ::ffff:a.b.c.d (any case, hex words, leading zeros) is the IPv4 address; anything else is unchanged', () => {
+    fc.assert(
+      fc.property(v4, v6, (bytes, words) => {
+        const text = v4Text(bytes)
+        const hex = `${((bytes[0]! << 8) | bytes[1]!).toString(16)}:${((bytes[2]! << 8) | bytes[3]!).toString(16)}`
+        for (const mapped of [`::ffff:${text}`, `::FFFF:${text}`, `::ffff:${hex}`, `::ffff:${hex.split(':').map((word) => word.padStart(4, '0')).join(':')}`]) expect(plainAddress(mapped), mapped).toBe(text)
+        expect(plainAddress(text)).toBe(text)
+        const other = v6Text(words)
+        if (!(words.slice(0, 5).every((word) => word === 0) && words[5] === 0xffff)) expect(plainAddress(other)).toBe(other)
+        const forwarded = resolveForwarded(new Headers(), { ...own, peer: `::ffff:${text}` }, { hops: 0 })
+        expect(forwarded).toMatchObject({ clientAddress: text, chain: [text] })
+      }),
+    )
+  })
+})
+
+describe('forwarding claims from the client', () => {
+  const name = fc.oneof(fc.constantFrom(...FORWARDING_CLAIMS, 'X-Forwarded-For', 'Accept', 'X-Request-Id'), fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,15}$/))
+  const list = fc.array(fc.tuple(name.chain((n) => fc.constantFrom(n, n.toUpperCase())), fc.stringMatching(/^[!-~]{1,12}$/)), { maxLength: 10 })
+  it('are dropped from an untrusted client and kept from trusted proxies, the same on both header paths', () => {
+    fc.assert(
+      fc.property(list, fc.boolean(), (pairs, trusted) => {
+        const forwarded = { clientAddress: '192.0.2.1', chain: ['192.0.2.1'], proto: 'http', host: 'proxy.example', trusted }
+        const fromList = originRequestHeaders(pairs.flat(), forwarded, 'origin.example')
+        const names = fromList.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase())
+        for (const [sent] of pairs) {
+          const lower = sent.toLowerCase()
+          if (!FORWARDING_CLAIMS.includes(lower) || lower === 'x-forwarded-for') continue
+          expect(names.includes(lower), sent).toBe(trusted)
+        }
+        // The fetch transport's path (a Headers, names deleted rather than iterated) agrees.
+        const incoming = new Headers()
+        for (const [n, v] of pairs) incoming.append(n, v)
+        const fromObject = originRequestHeaderObject(incoming, forwarded)
+        const expected = new Headers()
+        for (let i = 0; i < fromList.length; i += 2) if (fromList[i]!.toLowerCase() !== 'host') expected.append(fromList[i]!, fromList[i + 1]!)
+        expect([...fromObject].sort()).toEqual([...expected].sort())
+      }),
+      { seed: 2026, numRuns: 300 },
+    )
   })
 })

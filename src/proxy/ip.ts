@@ -79,6 +79,17 @@ export function parseAddress(input: string): Uint8Array | undefined {
 }
 
 /**
+ * The address as the origin should see it: an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, as Node reports
+ * an IPv4 peer on a dual-stack `::` socket) as plain IPv4, so logs and rate limits behind the proxy see one
+ * spelling per client whatever the proxy listens on. Anything else is returned as is.
+ */
+export function plainAddress(address: string): string {
+  if (!/^::ffff:/i.test(address)) return address
+  const bytes = parseAddress(address)
+  return bytes && bytes.slice(0, 12).every((byte, i) => byte === V4_MAPPED_PREFIX[i]) ? [...bytes.slice(12)].join('.') : address
+}
+
+/**
  * Parses `10.0.0.0/8`, `2001:db8::/32`, or a single address (a /32 or /128). Throws a plain Error saying
  * what is wrong, for the caller to prefix with the option's name.
  */

@@ -34,7 +34,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import type { Context } from 'hono'
 import { endToEndHeaders, hasHeader } from './headers.ts'
-import { OriginTimeout, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
+import { declaresBody, OriginTimeout, UnforwardableBody, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
 import { TUNNEL, type Tunnel } from './node-upgrade.ts'
 import { alreadySent, answerDirectly, NULL_BODY, readWhole, serverResponseOf, streamOf } from './node-answer.ts'
 
@@ -73,7 +73,7 @@ const WHOLE_BODY_MAX = 16 * 1024
 function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel): Promise<OriginResponse | Response> {
   return new Promise((resolve, reject) => {
     const https = origin.origin.protocol === 'https:'
-    const body = tunnel ? 'none' : bodyOf(origin, c)
+    const body = bodyOf(origin, c, tunnel)
     const list = origin.headerList
     const headers = body !== 'none' && !hasHeader(list, 'content-length') ? [...list, 'Transfer-Encoding', 'chunked'] : list
     const hostname = origin.origin.hostname
@@ -154,16 +154,20 @@ function onClientGone(c: Context, origin: OriginRequest, tunnel: Tunnel | undefi
   signal.addEventListener('abort', gone, { once: true })
 }
 
-/** Where the request body comes from: none (no Content-Length or Transfer-Encoding), Node's own stream, or the web one. */
-function bodyOf(origin: OriginRequest, c: Context): 'none' | 'incoming' | 'stream' {
-  const length = origin.request.headers.get('content-length')
-  const framed = (length !== null && length.trim() !== '0') || origin.request.headers.has('transfer-encoding')
-  if (!framed || origin.method === 'GET' || origin.method === 'HEAD') {
-    // `Content-Length: 0` is still sent as the client sent it, with its (empty) body.
-    return 'none'
-  }
+/**
+ * Where the request body comes from, whatever the method (a GET may carry one): none (no Content-Length
+ * above 0, no Transfer-Encoding), Node's own stream, or the web one. A declared body with neither — an
+ * upgrade, whose bytes follow on the socket, or a server whose Request drops a GET body — is refused:
+ * its framing headers without its bytes would hold the origin's connection until the timeout.
+ */
+function bodyOf(origin: OriginRequest, c: Context, tunnel: Tunnel | undefined): 'none' | 'incoming' | 'stream' {
+  // `Content-Length: 0` is still sent as the client sent it, with its (empty) body.
+  if (!declaresBody(origin.request.headers)) return 'none'
+  if (tunnel) throw new UnforwardableBody(origin.method, 'that asks for an upgrade')
   const incoming = nodeIncoming(c)
-  return incoming && !origin.request.bodyUsed ? 'incoming' : origin.request.body ? 'stream' : 'none'
+  if (incoming && !origin.request.bodyUsed) return 'incoming'
+  if (origin.request.body) return 'stream'
+  throw new UnforwardableBody(origin.method, 'on this server, which does not hand it over')
 }
 
 /** The server's IncomingMessage when @hono/node-server (or proxyUpgrades) put it in `env`. */

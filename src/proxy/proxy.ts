@@ -16,11 +16,11 @@ import { WaitingRoomError } from '../errors.ts'
 import type { WaitingRoomOptions } from '../room/options.ts'
 import { clientResponseHeaderList, clientResponseHeaders, headerListOf, originRequestHeaderObject, originRequestHeaders, withRoomHeaders } from './headers.ts'
 import { parsePublicHosts, type HostMatcher } from './hosts.ts'
-import { ClientBodyError, fetchTransport, OriginTimeout, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
+import { ClientBodyError, fetchTransport, OriginTimeout, UnforwardableBody, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
 import { parseTrustProxy, resolveForwarded, type Forwarded, type TrustPolicy, type TrustProxy } from './trust.ts'
 
 export type { OriginRequest, OriginResponse, OriginTransport } from './transport.ts'
-export { fetchTransport, OriginTimeout } from './transport.ts'
+export { fetchTransport, OriginTimeout, UnforwardableBody } from './transport.ts'
 export type { Forwarded, TrustProxy } from './trust.ts'
 
 export interface ProxyOptions {
@@ -33,7 +33,8 @@ export interface ProxyOptions {
   /**
    * Which X-Forwarded-For/-Proto/-Host to believe: a number of proxies in front (`1` behind one nginx), or
    * their addresses / CIDR ranges (`['10.0.0.0/8', '::1']`). Default: none — the client's forwarding
-   * headers are replaced by what the proxy itself sees, and `Forwarded` is dropped.
+   * headers are replaced by what the proxy itself sees, and `Forwarded`, X-Real-IP and the rest of
+   * `FORWARDING_CLAIMS` (./headers.ts) are dropped.
    */
   trustProxy?: TrustProxy | undefined
   /**
@@ -164,6 +165,7 @@ function forwarder(options: ProxyOptions, originBase: URL, timeoutMs: number) {
       }
     } catch (error) {
       if (error instanceof ClientBodyError) return c.text('request body could not be read\n', 400) // the client went away mid-upload
+      if (error instanceof UnforwardableBody) return c.text(`${error.message}\n`, 501)
       // The client left: nobody reads this answer, and the origin is not to blame.
       if (c.req.raw.signal.aborted) return new Response(null, { status: 499 })
       onOriginError(error, c.req.raw)

@@ -83,7 +83,7 @@ export interface FetchTransportOptions {
 
 /** Content codings every decoding fetch we run on undoes by itself (undici, Deno, workerd). */
 const DECODED_CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br'])
-/** Methods whose requests carry no body (fetch rejects one). */
+/** Methods fetch sends no body with (it throws on one): such a body is refused, see {@link UnforwardableBody}. */
 const BODYLESS = new Set(['GET', 'HEAD'])
 /** Statuses whose responses have no body (a Response with one throws). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304])
@@ -96,6 +96,9 @@ export function fetchTransport(options: FetchTransportOptions = {}): OriginTrans
     async request(origin) {
       const headers = origin.headers
       if (decodes) narrowAcceptEncoding(headers)
+      if (BODYLESS.has(origin.method) && declaresBody(origin.request.headers)) {
+        throw new UnforwardableBody(origin.method, 'with fetch, which sends none; use nodeTransport() on Node or Bun')
+      }
       let body: ReadableStream<Uint8Array> | null
       try {
         body = await requestBody(origin.request)
@@ -146,6 +149,29 @@ export function fetchTransport(options: FetchTransportOptions = {}): OriginTrans
       return { status: response.status, statusText: response.statusText, headers: copy, body: nullBody ? null : response.body }
     },
   }
+}
+
+/**
+ * The client sent a body this transport cannot forward: a GET or HEAD body through fetch (which refuses
+ * one), or any body the runtime's server does not hand over. The proxy answers 501 at once rather than send
+ * the origin framing headers without their bytes (the origin would wait for them until the timeout).
+ */
+export class UnforwardableBody extends Error {
+  override name = 'UnforwardableBody'
+  constructor(method: string, how: string) {
+    super(`this proxy cannot forward the body of a ${method} request ${how}`)
+  }
+}
+
+/**
+ * Whether a request declares a body by its framing (RFC 9112 §6.3): Transfer-Encoding, or a Content-Length
+ * above 0. Any method may carry one (RFC 9110 §9.3.1: a GET body has no defined meaning, but Elasticsearch's
+ * `GET _search` uses it), and a proxy that forwards the framing must forward the bytes.
+ */
+export function declaresBody(headers: Headers): boolean {
+  if (headers.has('transfer-encoding')) return true
+  const length = headers.get('content-length')
+  return length !== null && !/^\s*0+\s*$/.test(length)
 }
 
 /** The client's request body could not be read (it went away mid-upload): the proxy answers 400. */

@@ -13,7 +13,7 @@
  * proxies, for the origin to judge.
  */
 import { WaitingRoomError } from '../errors.ts'
-import { inCidr, parseAddress, parseCidr, type Cidr } from './ip.ts'
+import { inCidr, parseAddress, parseCidr, plainAddress, type Cidr } from './ip.ts'
 
 /**
  * Which forwarding headers to believe: a hop count (`1`: one proxy such as nginx in front), or the
@@ -81,7 +81,9 @@ export function isHostSyntax(value: string): boolean {
 }
 
 /** Applies `policy` to one request's headers and the proxy's own view of it. */
-export function resolveForwarded(headers: Headers, own: OwnView, policy: TrustPolicy): Forwarded {
+export function resolveForwarded(headers: Headers, ownView: OwnView, policy: TrustPolicy): Forwarded {
+  const peer = ownView.peer && plainAddress(ownView.peer)
+  const own = peer === ownView.peer ? ownView : { ...ownView, peer }
   const untrusted: Forwarded = { clientAddress: own.peer, chain: own.peer ? [own.peer] : [], proto: own.proto, host: own.host, trusted: false }
   if ('hops' in policy ? policy.hops === 0 : !own.peer) return untrusted
   const reported = listOf(headers.get('x-forwarded-for'))
