@@ -87,7 +87,7 @@ describe('parseFlags', () => {
     [['--trust-proxy', '-1'], {}, /^invalid --trust-proxy -1: expected a whole number of proxies in front, 0 to 32, got -1$/],
     [['--trust-proxy', '1.5'], {}, /^invalid --trust-proxy 1\.5: expected a whole number of proxies/],
     [['--trust-proxy', '10.0.0.0/33'], {}, /^invalid --trust-proxy 10\.0\.0\.0\/33: "10\.0\.0\.0\/33" has an invalid prefix length: expected \/0 to \/32$/],
-    [[], { WR_TRUST_PROXY: '10.0.0.1/8,::1' }, /^invalid WR_TRUST_PROXY 10\.0\.0\.1\/8,::1: .*did you mean 10\.0\.0\.0\/8\?$/],
+    [[], { WR_TRUST_PROXY: '10.0.0.1/8,::1' }, /^invalid WR_TRUST_PROXY=10\.0\.0\.1\/8,::1: .*did you mean 10\.0\.0\.0\/8\?$/],
     [['--public-host', 'https://shop.example'], {}, /^invalid --public-host https:\/\/shop\.example: "https:\/\/shop\.example" is not a host name/],
     [['--origin-commands', 'logout'], {}, /^invalid --origin-commands logout: the origin commands the room obeys are revoke or none; logout is not one$/],
   ] as const)('rejects %j %j naming the field and the flag', (argv, env, message) => {
