@@ -8,11 +8,8 @@
 import { WaitingRoomError } from '../src/errors.ts'
 import { proofOfWork } from '../src/challenge/proof-of-work.ts'
 import type { ChallengeOptions } from '../src/challenge/options.ts'
-import { UsageError } from './flag-values.ts'
+import { shown, UsageError } from './flag-values.ts'
 import type { Given } from './flag-checks.ts'
-
-const FAIL_MODES = ['log', 'infinite-queue'] as const
-const WHEN = ['queueing', 'always'] as const
 
 /** The `challenge` option the flags ask for; undefined for none. */
 export function challengeOf(given: Record<string, Given>): ChallengeOptions | undefined {
@@ -24,22 +21,16 @@ export function challengeOf(given: Record<string, Given>): ChallengeOptions | un
     return undefined
   }
   const match = /^proof-of-work(?::(\d+))?$/.exec(text)
-  if (!match) throw new UsageError(`invalid ${challenge!.source} ${challenge!.raw}: proof-of-work, proof-of-work:<difficulty 1-24> or none`)
+  if (!match) throw new UsageError(`invalid ${shown(challenge!.source, challenge!.raw)}: the challenge must be proof-of-work, proof-of-work:<difficulty 1-24> or none`)
   let provider
   try {
     provider = proofOfWork(match[1] === undefined ? {} : { difficulty: Number(match[1]) })
   } catch (error) {
     if (!(error instanceof WaitingRoomError)) throw error
-    throw new UsageError(`invalid ${challenge!.source} ${challenge!.raw}: the difficulty is an integer from 1 to 24 (leading zero bits)`)
+    throw new UsageError(`invalid ${shown(challenge!.source, challenge!.raw)}: the difficulty must be a whole number from 1 to 24 (leading zero bits)`)
   }
-  const onFail = oneOf(fail, FAIL_MODES)
-  const whenValue = oneOf(when, WHEN)
+  // Their values were checked against the flag table's choices (infinite-queue or log, queueing or always).
+  const onFail = fail?.value as ChallengeOptions['onFail']
+  const whenValue = when?.value as ChallengeOptions['when']
   return { provider, ...(onFail && { onFail }), ...(whenValue && { when: whenValue }) }
-}
-
-function oneOf<T extends string>(given: Given | undefined, allowed: readonly T[]): T | undefined {
-  if (!given) return undefined
-  const value = String(given.value).trim().toLowerCase()
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`invalid ${given.source} ${given.raw}: one of ${allowed.join(', ')}`)
-  return value as T
 }

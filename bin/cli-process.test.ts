@@ -5,7 +5,7 @@
  * Longer than most files on purpose: every test that needs the compiled CLI is here, so it is built once.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
@@ -99,8 +99,7 @@ describe('the hono-waiting-room executable', () => {
 
     const env = run(['--origin', origin.url], { WR_QUEUEING_METHOD: 'lifo' })
     expect(env.status).toBe(2)
-    expect(env.stderr).toContain('queueingMethod')
-    expect(env.stderr).toContain('WR_QUEUEING_METHOD=lifo')
+    expect(env.stderr).toBe("hono-waiting-room: invalid WR_QUEUEING_METHOD=lifo: the queueing method must be fifo, random, passthrough or reject\nRun 'hono-waiting-room --help' to see the flags.\n")
   })
 
   it('proxies to the origin, queues past the limit, and stops on SIGTERM', async () => {
@@ -239,6 +238,61 @@ describe('the executable: messages a user can act on', () => {
     expect(result.status).toBe(1)
     expect(result.stderr).toMatch(/^hono-waiting-room: --store \/nonexistent\/dir\/room\.db \(SQLite\): cannot open .*directory.*\n$/)
     expect(result.stderr).not.toContain('bun-sqlite')
+  })
+
+  it('refuses to start, naming --store and the file, when the file is not a SQLite database or cannot be opened', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hwr-cli-store-'))
+    try {
+      const notes = join(dir, 'notes.txt')
+      writeFileSync(notes, 'a text file, not a database\n'.repeat(40))
+      for (const [file, what] of [
+        [notes, 'the file is not a SQLite database: give --store a new file, or one the proxy created'],
+        ['/proc/version', '/proc/version cannot be used: unable to open database file'],
+        [dir, 'cannot open '],
+      ] as const) {
+        const result = run(['--origin', origin.url, '--port', '0', '--secret', 's'.repeat(40), '--store', file])
+        // Before: a running proxy that logged "bun-sqlite: … cannot be used" and queued everyone.
+        expect(result.status, result.stdout + result.stderr).toBe(1)
+        expect(result.stdout).not.toContain('listening')
+        expect(result.stderr).toContain(`hono-waiting-room: --store ${file} (SQLite): ${what}`)
+        expect(result.stderr.split('\n')).toHaveLength(2) // one line, then the final newline
+        expect(result.stderr).not.toContain('bun-sqlite')
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses an explicitly empty --store, as it does an empty --redis, rather than keep the room in memory', () => {
+    for (const flag of ['--store', '--redis']) {
+      const result = run(['--origin', origin.url, '--port', '0', flag, ''])
+      expect(result.status).toBe(2)
+      expect(result.stdout).not.toContain('listening')
+    }
+    expect(run(['--origin', origin.url, '--port', '0', '--store', '']).stderr).toMatch(/^hono-waiting-room: --store is empty: it needs a value/)
+  })
+
+  // test/runtimes holds Node 22 and a better-sqlite3 compiled by (and for) the Node that installed it, Node 20:
+  // the situation after a Node upgrade or `nvm use`. Under a runner on Node 22 there is no mismatch to show.
+  it.runIf(process.versions.modules !== '127')('says to rebuild better-sqlite3 when it was built for another Node.js, without blaming the file', () => {
+    const node22 = join(ROOT, 'test/runtimes/node_modules/.bin/node')
+    const dir = mkdtempSync(join(tmpdir(), 'hwr-cli-abi-'))
+    try {
+      const result = spawnSync(node22, [BIN, '--origin', origin.url, '--port', '0', '--store', join(dir, 'room.db')], { env: ENV, encoding: 'utf8', timeout: 10_000 })
+      expect(result.status, result.stderr).toBe(1)
+      expect(result.stderr).toMatch(/^hono-waiting-room: --store: better-sqlite3 was built for another Node\.js \(NODE_MODULE_VERSION \d+; this Node\.js v22\.\d+\.\d+ needs 127\): rebuild it with this Node\.js \(npm rebuild better-sqlite3, or reinstall it\)\n$/)
+      expect(result.stderr).not.toMatch(/directory|writable|room\.db/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('says a command is unknown and lists the commands, rather than point at its --help', () => {
+    const result = run(['frobnicate'])
+    expect(result.status).toBe(2)
+    expect(result.stderr).toMatch(/^hono-waiting-room: unknown command 'frobnicate'\nCommands:\n {2}proxy /)
+    expect(result.stderr).not.toContain('frobnicate --help')
+    expect(run(['--help']).status).toBe(0) // the help it points at exists
   })
 
   it('says in one line which package to install when better-sqlite3 or redis is missing', () => {

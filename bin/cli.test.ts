@@ -61,10 +61,15 @@ describe('parseFlags', () => {
     [['--total-active-users', '0'], {}, /^invalid --total-active-users 0: users allowed on the site at once must be a whole number of users from 1 to 10000000$/],
     [['--session-duration', '31'], {}, /^invalid --session-duration 31: minutes a user stays active after their last request must be a whole number of minutes from 1 to 30$/],
     [['--session-duration', '2.5'], {}, /^invalid --session-duration 2\.5: minutes a user .* must be a whole number of minutes from 1 to 30$/],
-    [['--queueing-method', 'lifo'], {}, /queueingMethod: .*\(--queueing-method=lifo\)/],
+    [['--queueing-method', 'lifo'], {}, /^invalid --queueing-method lifo: the queueing method must be fifo, random, passthrough or reject$/],
+    [[], { WR_COMPATIBILITY: 'aws' }, /^invalid WR_COMPATIBILITY=aws: the compatibility mode must be default or cloudflare$/],
+    [['--challenge', 'proof-of-work', '--challenge-fail', 'drop'], {}, /^invalid --challenge-fail drop: .* must be infinite-queue or log$/],
+    [['--room-id', 'a b'], {}, /^invalid --room-id "a b": the room id must be 1–64 letters, digits, _ \. or -$/],
+    [['--store', ''], {}, /^--store is empty: it needs a value \(SQLite file/],
+    [['--origin', ' '], {}, /^--origin is empty: it needs a value/],
     [['--status-code', '404'], {}, /^invalid --status-code 404: status of the queue page must be 200, 202 or 429$/],
     [[], { WR_REFRESH_INTERVAL: 'soon' }, /^invalid WR_REFRESH_INTERVAL=soon: seconds between a queued user's check-ins must be a whole number of seconds from 5 to 300$/],
-    [[], { WR_SECRET: 'short' }, /secret: at least 32 characters \(set by WR_SECRET\)/],
+    [[], { WR_SECRET: 'short' }, /^invalid WR_SECRET \(the value is not shown\): the ticket key must be at least 32 characters$/],
     [['--json=maybe'], {}, /Option '--json' does not take an argument/],
     [[], { WR_JSON: 'maybe' }, /^invalid WR_JSON=maybe: expected true or false$/],
     [['--port', '70000'], {}, /^invalid --port 70000: port to listen on, 0 for any free port must be a whole number from 0 to 65535$/],
@@ -82,7 +87,7 @@ describe('parseFlags', () => {
     [['--trust-proxy', '-1'], {}, /^invalid --trust-proxy -1: expected a whole number of proxies in front, 0 to 32, got -1$/],
     [['--trust-proxy', '1.5'], {}, /^invalid --trust-proxy 1\.5: expected a whole number of proxies/],
     [['--trust-proxy', '10.0.0.0/33'], {}, /^invalid --trust-proxy 10\.0\.0\.0\/33: "10\.0\.0\.0\/33" has an invalid prefix length: expected \/0 to \/32$/],
-    [[], { WR_TRUST_PROXY: '10.0.0.1/8,::1' }, /^invalid WR_TRUST_PROXY 10\.0\.0\.1\/8,::1: .*did you mean 10\.0\.0\.0\/8\?$/],
+    [[], { WR_TRUST_PROXY: '10.0.0.1/8,::1' }, /^invalid WR_TRUST_PROXY=10\.0\.0\.1\/8,::1: .*did you mean 10\.0\.0\.0\/8\?$/],
     [['--public-host', 'https://shop.example'], {}, /^invalid --public-host https:\/\/shop\.example: "https:\/\/shop\.example" is not a host name/],
     [['--origin-commands', 'logout'], {}, /^invalid --origin-commands logout: the origin commands the room obeys are revoke or none; logout is not one$/],
   ] as const)('rejects %j %j naming the field and the flag', (argv, env, message) => {
@@ -128,6 +133,39 @@ describe('parseFlags', () => {
     )
   })
 
+  it('words every refusal of a string value in the flag\'s terms, never the option\'s code name or the schema\'s', () => {
+    // Every flag, any text, from the command line or the environment: accepted, or refused naming where it came from.
+    const codeNames = FLAGS.flatMap((flag) => (flag.option && flag.option !== flag.name ? [flag.option] : []))
+    const schemaWords = /Invalid|expected one of|received|Too (small|big)|invalid option/
+    const texts = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', ' ', 'lifo', 'FIFO', 'Cloudflare', 'x'.repeat(31), 'a b', '-1', 'none', 'revoke,logout'))
+    fc.assert(
+      fc.property(fc.constantFrom(...FLAGS.filter((flag) => flag.kind !== 'boolean')), texts, fc.boolean(), (flag, text, viaEnv) => {
+        const env = viaEnv ? { [flag.env[0]!]: text } : {}
+        const argv = viaEnv ? [] : [`--${flag.name}=${text}`]
+        // Flags that need another flag to mean anything get it.
+        if (flag.name.startsWith('challenge-')) argv.push('--challenge', 'proof-of-work')
+        if (flag.name === 'admin-path') argv.push('--admin-token', 'a-token-of-16-characters')
+        let message: string
+        try {
+          parseFlags(argv, env)
+          return
+        } catch (error) {
+          expect(error).toBeInstanceOf(UsageError)
+          message = (error as Error).message
+        }
+        const source = viaEnv ? flag.env[0]! : `--${flag.name}`
+        expect(message).toContain(source)
+        expect(message).not.toMatch(schemaWords)
+        for (const name of codeNames) expect(message).not.toMatch(new RegExp(`\\b${name}\\b`))
+        if (flag.choices && text.trim() !== '') expect(message).toBe(`invalid ${source}${viaEnv ? '=' : ' '}${/\s/.test(text) ? JSON.stringify(text) : text}: ${flag.subject ?? flag.help} must be ${flag.choices.slice(0, -1).join(', ')} or ${flag.choices.at(-1)}`)
+      }),
+      { numRuns: 600, seed: 20 },
+    )
+    // Choices are matched in any case and come back as the table spells them.
+    expect(parseFlags(['--queueing-method', 'Random'], {}).config.room.queueingMethod).toBe('random')
+    expect(parseFlags([], { WR_COMPATIBILITY: 'CLOUDFLARE' }).config.room.compatibility).toBe('cloudflare')
+  })
+
   it('reads --redis or WR_REDIS_URL, trimmed', () => {
     expect(parseFlags(['--redis', ' redis://127.0.0.1:6379/13 '], {}).config.redis).toBe('redis://127.0.0.1:6379/13')
     expect(parseFlags([], { WR_REDIS_URL: 'rediss://cache.internal:6380' }).config).toMatchObject({ redis: 'rediss://cache.internal:6380', store: undefined })
@@ -146,7 +184,7 @@ describe('parseFlags', () => {
 
   it('never echoes a secret back', () => {
     const secret = 'not-long-enough-secret'
-    expect(() => parseFlags(['--secret', secret], {})).toThrow(/set by --secret/)
+    expect(() => parseFlags(['--secret', secret], {})).toThrow(/invalid --secret \(the value is not shown\)/)
     try {
       parseFlags(['--secret', secret], {})
     } catch (error) {
@@ -195,7 +233,11 @@ describe('main', () => {
 
     const command = capture()
     expect(await main(['serve'], {}, command.io)).toBe(2)
-    expect(command.err.join('\n')).toContain("unknown command 'serve'")
+    const said = command.err.join('\n')
+    expect(said).toMatch(/^hono-waiting-room: unknown command 'serve'\n/)
+    // It lists the commands, and points at a help that exists, not at `serve --help`.
+    for (const name of ['proxy', 'demo', 'simulate']) expect(said).toMatch(new RegExp(`^  ${name} `, 'm'))
+    expect(said).not.toContain('serve --help')
   })
 
   it('exits 2 when --origin is missing or not an http(s) URL', async () => {

@@ -51,7 +51,9 @@ export async function main(argv: string[], env: Record<string, string | undefine
       case 'simulate':
         return await runSimulateCommand(args)
       default:
-        throw new UsageError(`unknown command '${command}'`)
+        // Not a usage error of a command: there is no `<command> --help` to point at.
+        io.err(`${NAME}: unknown command '${command}'\n${COMMANDS}Run '${NAME} --help' to see the proxy's flags.`)
+        return 2
     }
   } catch (error) {
     if (error instanceof UsageError) {

@@ -10,7 +10,7 @@ import { parsePublicHosts } from '../src/proxy/hosts.ts'
 import { parseTrustProxy } from '../src/proxy/trust.ts'
 import { resolveAdminOptions } from '../src/admin/options.ts'
 import { DEFAULT_ADMIN_PATH, type AdminMount } from './admin-mount.ts'
-import { UsageError, type FlagValue } from './flag-values.ts'
+import { shown, UsageError, type FlagValue } from './flag-values.ts'
 import { parseRedisUrl, redactUrl } from './redis-store.ts'
 
 /** A value as parsed, where it came from, and as typed (for messages). */
@@ -29,7 +29,7 @@ export function originCommands(given: Given): string[] {
   if (commands.length === 1 && commands[0] === 'none') return []
   const unknown = commands.filter((command) => !ORIGIN_COMMANDS.includes(command))
   if (unknown.length > 0) {
-    throw new UsageError(`invalid ${given.source} ${given.raw}: the origin commands the room obeys are ${ORIGIN_COMMANDS.join(', ')} or none; ${unknown.join(', ')} is not one`)
+    throw new UsageError(`invalid ${shown(given.source, given.raw)}: the origin commands the room obeys are ${ORIGIN_COMMANDS.join(', ')} or none; ${unknown.join(', ')} is not one`)
   }
   return [...new Set(commands)]
 }
@@ -38,7 +38,7 @@ export function originCommands(given: Given): string[] {
 function flagError(given: Given, option: string, error: unknown): never {
   if (!(error instanceof WaitingRoomError)) throw error
   const reason = error.message.replace(/^\[hono-waiting-room\] /, '').replace(`invalid option ${option}: `, '')
-  throw new UsageError(`invalid ${given.source} ${given.raw}: ${reason}`)
+  throw new UsageError(`invalid ${shown(given.source, given.raw)}: ${reason}`)
 }
 
 /** `--trust-proxy 2` (a hop count) or `--trust-proxy 10.0.0.0/8,::1` (ranges), validated as createProxyApp will. */
@@ -104,7 +104,7 @@ export function adminOf(token: Given | undefined, path: Given | undefined): Admi
   }
   const where = path ? String(path.value) : DEFAULT_ADMIN_PATH
   if (!ADMIN_PATH.test(where) || /\/\.\.?(?:\/|$)/.test(where)) {
-    throw new UsageError(`invalid ${path!.source} ${path!.raw}: a path of plain segments such as /_room (letters, digits, - . _ ~; no trailing slash)`)
+    throw new UsageError(`invalid ${shown(path!.source, path!.raw)}: a path of plain segments such as /_room (letters, digits, - . _ ~; no trailing slash)`)
   }
   return { token: value, path: where }
 }

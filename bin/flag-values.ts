@@ -22,8 +22,10 @@ export interface FlagValueRule {
   /** Integers: the smallest and largest allowed. */
   min?: number
   max?: number
-  /** Integers: the only values allowed (status codes). */
-  choices?: readonly number[]
+  /** What the flag sets, in error messages (`the queueing method must be …`). Default: `help`. */
+  subject?: string
+  /** The only values allowed: status codes for an integer, names for a string (matched in any case). */
+  choices?: readonly (number | string)[]
   /** Integers: what one unit is, for messages ("users", "minutes"). */
   unit?: string
 }
@@ -52,11 +54,23 @@ export function convert(flag: FlagValueRule, raw: string | boolean | (string | b
   }
   if (typeof single === 'boolean') throw new UsageError(`${source} needs a value`)
   if (flag.kind === 'integer') return integer(flag, single, source)
+  // On the command line, an empty text is a mistake (an unset variable in a script), never "use the default";
+  // an empty environment variable counts as unset, and never reaches here.
+  if (single.trim() === '') throw new UsageError(`${source} is empty: it needs a value (${flag.help})`)
+  if (flag.choices) return choice(flag, single, source)
   return single
 }
 
+/** A string flag with a fixed set of values, in any case: the value as the table spells it. */
+function choice(flag: FlagValueRule, raw: string, source: string): string {
+  const text = raw.trim().toLowerCase()
+  const found = flag.choices!.find((value) => String(value).toLowerCase() === text)
+  if (found !== undefined) return String(found)
+  throw new UsageError(`invalid ${shown(source, raw)}: ${flag.subject ?? flag.help} must be ${expectation(flag)}`)
+}
+
 /** `--port 80` or `WR_PORT=80`, the value quoted only when it would otherwise be invisible or ambiguous. */
-function shown(source: string, raw: string): string {
+export function shown(source: string, raw: string): string {
   const value = raw === '' || /\s/.test(raw) ? JSON.stringify(raw) : raw
   return source.startsWith('--') ? `${source} ${value}` : `${source}=${value}`
 }
@@ -66,7 +80,7 @@ function integer(flag: FlagValueRule, raw: string, source: string): number {
   const value = /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN
   const allowed = flag.choices ? flag.choices.includes(value) : value >= (flag.min ?? -Infinity) && value <= (flag.max ?? Infinity)
   if (Number.isSafeInteger(value) && allowed) return value
-  throw new UsageError(`invalid ${shown(source, raw)}: ${flag.help} must be ${expectation(flag)}`)
+  throw new UsageError(`invalid ${shown(source, raw)}: ${flag.subject ?? flag.help} must be ${expectation(flag)}`)
 }
 
 /** "a whole number of minutes from 1 to 30", "200, 202 or 429". */

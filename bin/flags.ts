@@ -12,7 +12,7 @@ import { validateOptions, type WaitingRoomOptions } from '../src/room/options.ts
 import { adminOf, checkBackend, originCommands, publicHostsOf, trustProxyOf, type Given } from './flag-checks.ts'
 import { challengeOf } from './challenge-flags.ts'
 import type { AdminMount } from './admin-mount.ts'
-import { attachDashValues, convert, UsageError, type FlagValueRule } from './flag-values.ts'
+import { attachDashValues, convert, shown, UsageError, type FlagValueRule } from './flag-values.ts'
 
 export { UsageError } from './flag-values.ts'
 
@@ -52,18 +52,20 @@ export const FLAGS: readonly Flag[] = [
   { name: 'total-active-users', value: '<n>', env: ['WR_TOTAL_ACTIVE_USERS'], kind: 'integer', min: 1, max: 10_000_000, unit: 'users', defaultText: '200', help: 'users allowed on the site at once', option: 'totalActiveUsers' },
   { name: 'new-users-per-minute', value: '<n>', env: ['WR_NEW_USERS_PER_MINUTE'], kind: 'integer', min: 1, max: 10_000_000, unit: 'users', defaultText: '200', help: 'users allowed to enter in any one minute', option: 'newUsersPerMinute' },
   { name: 'session-duration', value: '<minutes>', env: ['WR_SESSION_DURATION'], kind: 'integer', min: 1, max: 30, unit: 'minutes', defaultText: '5', help: 'minutes a user stays active after their last request', option: 'sessionDurationMinutes' },
-  { name: 'queueing-method', value: '<method>', env: ['WR_QUEUEING_METHOD'], kind: 'string', defaultText: 'fifo', help: 'fifo, random, passthrough or reject', option: 'queueingMethod' },
+  { name: 'queueing-method', value: '<method>', env: ['WR_QUEUEING_METHOD'], kind: 'string', choices: ['fifo', 'random', 'passthrough', 'reject'], defaultText: 'fifo', help: 'the order queued users are let in, or passthrough (no queue) or reject (no entry)', subject: 'the queueing method', option: 'queueingMethod' },
   { name: 'refresh-interval', value: '<seconds>', env: ['WR_REFRESH_INTERVAL'], kind: 'integer', min: 5, max: 300, unit: 'seconds', defaultText: '20', help: "seconds between a queued user's check-ins", option: 'refreshIntervalSeconds' },
-  { name: 'room-id', value: '<id>', env: ['WR_ROOM_ID'], kind: 'string', defaultText: 'default', help: 'names the room in tickets and shared state', option: 'roomId' },
-  { name: 'secret', value: '<key>', env: ['WR_SECRET', 'WAITING_ROOM_SECRET'], kind: 'string', defaultText: 'random per process', help: 'ticket key, 32+ characters; share it across processes', option: 'secret' },
+  { name: 'room-id', value: '<id>', env: ['WR_ROOM_ID'], kind: 'string', defaultText: 'default', help: 'names the room in tickets and shared state', subject: 'the room id', option: 'roomId' },
+  { name: 'secret', value: '<key>', env: ['WR_SECRET', 'WAITING_ROOM_SECRET'], kind: 'string', defaultText: 'random per process', help: 'ticket key, 32+ characters; share it across processes', subject: 'the ticket key', option: 'secret' },
   { name: 'json', env: ['WR_JSON'], kind: 'boolean', defaultText: 'false', help: 'answer Accept: application/json with the queue state as JSON', option: 'jsonResponseEnabled' },
   {
     name: 'compatibility',
     value: '<mode>',
     env: ['WR_COMPATIBILITY'],
     kind: 'string',
+    choices: ['default', 'cloudflare'],
     defaultText: 'default',
-    help: "default or cloudflare (JSON as cfWaitingRoom to exactly Accept: application/json, cookie __cfwaitingroom, Cf-Waiting-Room-Command obeyed)",
+    help: "whose behaviour to match; cloudflare: JSON as cfWaitingRoom to exactly Accept: application/json, cookie __cfwaitingroom, Cf-Waiting-Room-Command obeyed",
+    subject: 'the compatibility mode',
     option: 'compatibility',
   },
   { name: 'max-queued-users', value: '<n>', env: ['WR_MAX_QUEUED_USERS'], kind: 'integer', min: 1, max: 100_000_000, unit: 'users', defaultText: 'no limit', help: 'the queue is full at this many waiting users: new users get the page with queueIsFull and no place', option: 'maxQueuedUsers' },
@@ -85,8 +87,8 @@ export const FLAGS: readonly Flag[] = [
     defaultText: 'none',
     help: 'a challenge before a place in line: proof-of-work, proof-of-work:<difficulty 1-24> (default 16) or none',
   },
-  { name: 'challenge-fail', value: '<mode>', env: ['WR_CHALLENGE_FAIL'], kind: 'string', defaultText: 'infinite-queue', help: 'a client that fails or skips the challenge: infinite-queue (held, counted nowhere) or log (admitted, counted)' },
-  { name: 'challenge-when', value: '<when>', env: ['WR_CHALLENGE_WHEN'], kind: 'string', defaultText: 'queueing', help: 'queueing (only users the room would queue answer) or always (before the first admission too)' },
+  { name: 'challenge-fail', value: '<mode>', env: ['WR_CHALLENGE_FAIL'], kind: 'string', choices: ['infinite-queue', 'log'], defaultText: 'infinite-queue', help: 'a client that fails or skips the challenge is held, counted nowhere (infinite-queue) or admitted, counted (log)', subject: 'the treatment of a client that fails the challenge' },
+  { name: 'challenge-when', value: '<when>', env: ['WR_CHALLENGE_WHEN'], kind: 'string', choices: ['queueing', 'always'], defaultText: 'queueing', help: 'who answers the challenge: only users the room would queue (queueing) or every new user (always)', subject: 'the users who answer the challenge' },
   {
     name: 'admin-token',
     value: '<token>',
@@ -189,21 +191,27 @@ export function parseFlags(argv: string[], env: Record<string, string | undefine
   }
 }
 
-/** Runs the core's validation and rewrites its error to also name the flag (and value) that set the field. */
+/**
+ * Runs the core's validation and rewords its error (`invalid option roomId: …`, in the option's name) in the
+ * flag's: `invalid --room-id "a b": the room id must be …`. The flags check their own values first; this
+ * catches what only the core knows (a pattern, a length), and never echoes a secret.
+ */
 function checkRoomOptions(room: WaitingRoomOptions, flags: readonly Flag[], given: Record<string, Given>): void {
   try {
     validateOptions(room)
   } catch (error) {
     if (!(error instanceof WaitingRoomError) || error.code !== 'ERR_WR_OPTIONS') throw error
-    const culprits = flags
-      .filter((flag) => flag.option && given[flag.name] && error.message.includes(`${flag.option}:`))
-      .map((flag) => {
-        const { source, raw } = given[flag.name]!
-        // Never echo a secret back to the terminal or a log.
-        return flag.option === 'secret' ? `set by ${source}` : `${source}=${raw}`
-      })
     const message = error.message.replace(/^\[hono-waiting-room\] /, '')
-    throw new UsageError(culprits.length > 0 ? `${message} (${culprits.join(', ')})` : message)
+    const issues = message.replace(/^invalid option /, '').split('; ')
+    for (const issue of issues) {
+      const [, field = '', reason = ''] = /^([^:]+): (.*)$/.exec(issue) ?? []
+      const flag = flags.find((candidate) => candidate.option && given[candidate.name] && (field === candidate.option || field.startsWith(`${candidate.option}.`)))
+      if (!flag) continue
+      const { source, raw } = given[flag.name]!
+      const what = flag.option === 'secret' ? `${source} (the value is not shown)` : shown(source, raw)
+      throw new UsageError(`invalid ${what}: ${flag.subject ?? flag.help} must be ${reason}`)
+    }
+    throw new UsageError(message)
   }
 }
 

@@ -8,6 +8,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { attachDashValues, type FlagValueRule } from './flag-values.ts'
 import {
   formatSummary,
   formatTable,
@@ -51,6 +52,11 @@ const consoleIo: SimulateIo = { out: (text) => console.log(text), err: (text) =>
 
 class UsageError extends Error {}
 
+/** The flags that take a value, for attachDashValues. */
+const DASH_RULES: FlagValueRule[] = Object.entries({ scenario: 'a scenario name', config: 'a JSON file', out: 'a folder', seed: 'a seed', users: 'a number of users' }).map(
+  ([name, help]) => ({ name, kind: 'string', help }),
+)
+
 async function scenariosFrom(values: { scenario?: string; config?: string; seed?: string; users?: string }): Promise<Scenario[]> {
   if (values.scenario !== undefined && values.config !== undefined) throw new UsageError('give --scenario or --config, not both')
   let scenarios: Scenario[]
@@ -77,7 +83,7 @@ async function scenariosFrom(values: { scenario?: string; config?: string; seed?
     })
   }
   if (values.users !== undefined) {
-    const users = Number(values.users)
+    const users = /^\s*\d+\s*$/.test(values.users) ? Number(values.users) : Number.NaN
     if (!Number.isSafeInteger(users) || users < 1) throw new UsageError(`--users must be a whole number of at least 1 (got '${values.users}')`)
     scenarios = scenarios.map((s) => scaleScenario(s, users))
   }
@@ -90,7 +96,8 @@ export async function runSimulate(argv: string[], io: SimulateIo = consoleIo): P
   let values: { out?: string; quiet?: boolean; progress?: boolean; help?: boolean }
   try {
     const parsed = parseArgs({
-      args: argv,
+      // `--users -5` is a value to refuse in --users' words, not parseArgs' "argument is ambiguous".
+      args: attachDashValues(argv, DASH_RULES),
       options: {
         scenario: { type: 'string' },
         config: { type: 'string' },

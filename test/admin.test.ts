@@ -92,7 +92,10 @@ describe('admin auth', () => {
     expect(() => waitingRoomAdmin(room, { token: 'short' })).toThrow(/waitingRoomAdmin: invalid option token: at least 16 characters/)
     expect(() => waitingRoomAdmin(room, { token: [TOKEN, 'short'] })).toThrow(/invalid option token\.1: at least 16 characters/)
     expect(() => waitingRoomAdmin(room, { token: [] })).toThrow(/invalid option token: at least one token/)
-    expect(() => waitingRoomAdmin(room, {} as never)).toThrow(/invalid option token/)
+    expect(() => waitingRoomAdmin(room, {} as never)).toThrow(/invalid option token: missing/)
+    // An unset environment variable type-checks (the README's snippet) and is refused when the admin is built.
+    const unset: string | undefined = process.env.HONO_WAITING_ROOM_TEST_UNSET_TOKEN
+    expect(() => waitingRoomAdmin(room, { token: unset })).toThrow(/^\[hono-waiting-room\] waitingRoomAdmin: invalid option token: missing \(undefined\).*environment variable/)
     expect(() => waitingRoomAdmin(room, { token: 'has spaces in it, sixteen+' })).toThrow(/invalid option token: only letters/)
     expect(() => waitingRoomAdmin(room, { token: TOKEN, metricsPrefix: 'bad-prefix' })).toThrow(/invalid option metricsPrefix/)
     expect(() => waitingRoomAdmin({} as never, { token: TOKEN })).toThrow(/value returned by waitingRoom\(\)/)

@@ -84,10 +84,11 @@ describe('hono-waiting-room simulate', () => {
     expect(out.join('\n')).toMatch(/fifo order +admissions overtaking a user ≥ 1 min older/)
     const wait = await readFile(join(dir, 'scaled', 'ramp-wait.svg'), 'utf8')
     expect(wait).toContain('still waiting at the end')
-    for (const bad of ['0', '-5', '1.5', 'many']) {
+    for (const bad of ['0', '-5', '1.5', 'many', '1e3', '-0']) {
       const refused = capture()
       expect(await runSimulate(['--scenario', 'ramp', '--users', bad], refused.io), bad).toBe(2)
-      expect(refused.err.join('')).toContain('--users')
+      // In --users' words, also for a negative count (parseArgs alone says "argument is ambiguous").
+      expect(refused.err.join(''), bad).toMatch(new RegExp(`^hono-waiting-room simulate: --users must be a whole number of at least 1 \\(got '${bad.replace('.', '\\.')}'\\)\n`))
     }
   }, 120_000)
 })

@@ -87,9 +87,12 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
   let suspect = false
   let closed = false
   let checkedAt = Date.now()
+  /** While the handle passed in is set up, with `requireUsableFile`: a file that cannot be used throws. */
+  let refuse = o.requireUsableFile
 
   /** Records why there is no usable connection; logs it once (one line), not on every call. */
   const fail = (reason: string, cause?: unknown): void => {
+    if (refuse) throw new WaitingRoomError('ERR_WR_COORDINATOR', `${adapter}: ${reason}`, { cause })
     const checked = `checked every ${o.fileCheckIntervalMs} ms`
     const message = `${adapter}: ${reason}; new users follow the room's failMode until it is fixed (${checked})`
     if (problem?.message.endsWith(message) !== true) console.error(`[hono-waiting-room] ${message}`)
@@ -153,6 +156,7 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
   }
 
   adopt(db, STARTUP_LOCK_WAIT_MS)
+  refuse = false
 
   return {
     path,

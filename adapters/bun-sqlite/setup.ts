@@ -42,6 +42,13 @@ export interface SqliteCoordinatorOptions {
    * better-sqlite3 open a path that way. Pass it when the handle was opened with options of its own.
    */
   reopen?: ((path: string) => SqliteDatabase) | undefined
+  /**
+   * `true`: a file that cannot be used when the coordinator is built (not a database, not writable) throws
+   * there and then, instead of being logged while the room follows its `failMode` until the file is fixed.
+   * For a program that should refuse to start (the CLI's `--store`) rather than queue everyone. Default false:
+   * a server started before its disk is ready recovers by itself.
+   */
+  requireUsableFile?: boolean | undefined
 }
 
 export type ResolvedSqliteOptions = Required<Omit<SqliteCoordinatorOptions, 'reopen'>> & Pick<SqliteCoordinatorOptions, 'reopen'>
@@ -71,6 +78,8 @@ export function resolveOptions(adapter: string, options: SqliteCoordinatorOption
   if (options.reopen !== undefined && typeof options.reopen !== 'function') {
     throw invalid(adapter, 'reopen', 'a function (path) => Database', typeof options.reopen)
   }
+  const requireUsableFile = options.requireUsableFile ?? false
+  if (typeof requireUsableFile !== 'boolean') throw invalid(adapter, 'requireUsableFile', 'true or false', requireUsableFile)
   return {
     maxLockWaitMs: msOption(adapter, 'maxLockWaitMs', options.maxLockWaitMs, 250),
     maxSyncLockWaitMs: msOption(adapter, 'maxSyncLockWaitMs', options.maxSyncLockWaitMs, 1000),
@@ -78,6 +87,7 @@ export function resolveOptions(adapter: string, options: SqliteCoordinatorOption
     syncIntervalMs: msOption(adapter, 'syncIntervalMs', options.syncIntervalMs, 200),
     tablePrefix,
     synchronous,
+    requireUsableFile,
     reopen: options.reopen,
   }
 }

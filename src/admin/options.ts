@@ -10,9 +10,10 @@ export interface WaitingRoomAdminOptions {
   /**
    * The bearer token(s) the admin API accepts, compared in constant time. At least 16 characters of
    * `A–Z a–z 0–9 - . _ ~ + /` (RFC 6750 token68, optional `=` padding). Several tokens allow rotation:
-   * add the new one, move clients over, drop the old one. Required, no default.
+   * add the new one, move clients over, drop the old one. Required, no default: `undefined` (an unset
+   * environment variable, `process.env.ROOM_ADMIN_TOKEN`) type-checks, and throws when the admin is built.
    */
-  token: string | string[]
+  token: string | string[] | undefined
   /** The realm named in `WWW-Authenticate: Bearer realm="…"` challenges. Default `hono-waiting-room`. */
   realm?: string | undefined
   /** Prefix of the Prometheus metric names (`<prefix>_decisions_total`, …). Default `waiting_room`. */
@@ -61,6 +62,13 @@ const adminOptionsSchema = z
 
 /** Validates and applies defaults; throws naming the first bad field. */
 export function resolveAdminOptions(options: WaitingRoomAdminOptions): ResolvedAdminOptions {
+  if (options?.token === undefined) {
+    // What an unset environment variable gives: say so, rather than "expected a string".
+    throw new WaitingRoomError(
+      'ERR_WR_OPTIONS',
+      'waitingRoomAdmin: invalid option token: missing (undefined): the admin API needs a bearer token of 16+ characters; is the environment variable it is read from set?',
+    )
+  }
   const result = adminOptionsSchema.safeParse(options ?? {})
   if (!result.success) {
     const messages = result.error.issues.map((issue) => {

@@ -4,12 +4,14 @@
  * `npm install <tarball>`. The app imports it as ES modules and requires it as CommonJS on Node 20 and 22, on
  * Bun, and on Deno (npm: specifiers, and a checkout linked by local path); TypeScript compiles it under
  * every module resolution in the strictest settings, reading the package's and its dependencies' types
- * (`skipLibCheck: false`); and its command line runs.
+ * (`skipLibCheck: false`), and so does every TypeScript block of the README, pasted as it is; and its command
+ * line runs.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { BIN, freePort, npm, ok, packed, ROOT, run, startServer } from './support.ts'
+import { readmeSnippets, uncompiledCode } from './readme-snippets.ts'
 
 const FIXTURES = join(ROOT, 'test/package/fixtures')
 const SECRET = 'package-test-secret-0123456789abcdef'
@@ -28,7 +30,14 @@ beforeAll(async () => {
   copyFileSync(join(FIXTURES, 'app/require.cjs'), join(app, 'index.js'))
   copyFileSync(join(FIXTURES, 'app/deno.ts'), join(app, 'deno.ts'))
   for (const name of ['app.ts', 'app.mts', 'app.cts']) copyFileSync(join(FIXTURES, 'app/app.mts'), join(app, 'ts', name))
+  // Every TypeScript block of the README, pasted as it is, in each kind of file.
+  readmeSnippets(ROOT).forEach(({ where, source }, i) => {
+    for (const extension of ['ts', 'mts', 'cts']) writeFileSync(join(app, 'ts', `readme-${i}.${extension}`), `// ${where}\n${source}`)
+  })
 })
+
+/** The README's blocks as written by beforeAll, with this extension. */
+const readmeFiles = (extension: string): string[] => readmeSnippets(ROOT).map((_, i) => `readme-${i}.${extension}`)
 
 describe('npm install <tarball> in an app made by npm init -y', () => {
   it('is a CommonJS app, and gets hono as a peer (one copy) and nothing only the CLI or the tests need', () => {
@@ -61,10 +70,14 @@ describe('npm install <tarball> in an app made by npm init -y', () => {
 
 // Concurrent: each compile is one single-threaded tsc process.
 describe.concurrent('TypeScript: zero errors with strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess, skipLibCheck: false', () => {
+  it('the app and every TypeScript block of the README are compiled; the README has no code in another language', ({ expect }) => {
+    expect(readmeSnippets(ROOT).length).toBeGreaterThanOrEqual(4)
+    expect(uncompiledCode(ROOT)).toEqual([])
+  })
   const settings = [
-    { name: 'bundler', module: 'preserve', moduleResolution: 'bundler', files: ['app.ts'] },
-    { name: 'node16 (ES module and CommonJS)', module: 'node16', moduleResolution: 'node16', files: ['app.mts', 'app.cts'] },
-    { name: 'nodenext (ES module and CommonJS)', module: 'nodenext', moduleResolution: 'nodenext', files: ['app.mts', 'app.cts'] },
+    { name: 'bundler', module: 'preserve', moduleResolution: 'bundler', files: ['app.ts', ...readmeFiles('ts')] },
+    { name: 'node16 (ES module and CommonJS)', module: 'node16', moduleResolution: 'node16', files: ['app.mts', 'app.cts', ...readmeFiles('mts'), ...readmeFiles('cts')] },
+    { name: 'nodenext (ES module and CommonJS)', module: 'nodenext', moduleResolution: 'nodenext', files: ['app.mts', 'app.cts', ...readmeFiles('mts'), ...readmeFiles('cts')] },
   ]
   it.for(settings)('moduleResolution $name', async ({ module, moduleResolution, files }, { expect }) => {
     const config = join(app, 'ts', `tsconfig.${module}.json`)
