@@ -27,8 +27,13 @@ export interface MinutePlan {
   totalActiveUsers: number
 }
 
-export function planMinute(snapshot: Snapshot, limits: Limits): MinutePlan {
-  const slots = availableSlots(limits, snapshot.activeUsers, snapshot.admittedThisMinute)
+/**
+ * The plan of `snapshot`'s minute. `previous`, this worker's plan of the minute before, bounds what the
+ * locations this view holds from before the minute's start may have granted since ({@link unseenLastMinute}).
+ */
+export function planMinute(snapshot: Snapshot, limits: Limits, previous?: MinutePlan): MinutePlan {
+  const unseen = previous?.minute === snapshot.minute - 1 ? unseenLastMinute(snapshot, previous) : 0
+  const slots = availableSlots(limits, snapshot.activeUsers + unseen, snapshot.admittedThisMinute)
   const remaining = Math.max(0, slots - snapshot.admittedThisMinute)
   const buckets = eligibleSlots(snapshot.buckets, remaining)
   const waitingBefore: number[] = []
@@ -50,6 +55,22 @@ export function planMinute(snapshot: Snapshot, limits: Limits): MinutePlan {
     traffic: snapshot.traffic,
     totalActiveUsers: limits.totalActiveUsers,
   }
+}
+
+/**
+ * Slots the previous minute may have granted that this view does not show: of each location whose state is
+ * from before this minute, the part of its allocation it was not seen to take, and — while any location is
+ * behind — the Anywhere pool's untaken part. Those users are active, so they are counted as such until the
+ * view catches up: otherwise every location would hand their places out again at the minute's start (each
+ * counter's `previousReported` corrects only for its own grants, and a location sees its own fresh).
+ */
+function unseenLastMinute(snapshot: Snapshot, previous: MinutePlan): number {
+  // Without a queue the places are not contested: counting unused allocations as taken would only queue early.
+  if (snapshot.behind.length === 0 || snapshot.buckets.length === 0) return 0
+  const taken = snapshot.takenLastMinute
+  let unseen = Math.max(0, previous.allocation.anywhere - taken.anywhere)
+  for (const name of snapshot.behind) unseen += Math.max(0, (previous.allocation.locations[name] ?? 0) - (taken.locations[name] ?? 0))
+  return unseen
 }
 
 /**
@@ -101,8 +122,7 @@ export function fifoLimits(plan: MinutePlan, location: string, bucketId: number 
     reservedAhead = plan.reserved
   } else {
     const index = firstNotOlder(plan.buckets, bucketId)
-    const waitingAhead = index < plan.buckets.length ? plan.waitingBefore[index]! : sumWaiting(plan.buckets)
-    if (waitingAhead >= plan.remaining) return undefined
+    if (waitingBefore(plan, index) >= plan.remaining) return undefined
     reservedAhead = 0
     for (let i = 0; i < index; i++) reservedAhead += plan.buckets[i]!.eligibleSlots
   }
@@ -114,6 +134,13 @@ export function fifoLimits(plan: MinutePlan, location: string, bucketId: number 
 }
 
 const sumWaiting = (buckets: readonly EligibleBucket[]): number => buckets.reduce((sum, b) => sum + b.waiting, 0)
+
+/** Waiting users in buckets before index `index` of the plan's buckets. */
+const waitingBefore = (plan: MinutePlan, index: number): number =>
+  index < plan.buckets.length ? plan.waitingBefore[index]! : sumWaiting(plan.buckets)
+
+/** Waiting users in buckets older than `bucketId`: the users FIFO puts before a user of that bucket. */
+export const waitingOlderThan = (plan: MinutePlan, bucketId: number): number => waitingBefore(plan, firstNotOlder(plan.buckets, bucketId))
 
 /**
  * Random queueing (seed 002): every slot is open to queued and new users alike. While users are queued,
