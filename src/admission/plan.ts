@@ -5,6 +5,7 @@
  * computed once per snapshot and minute, so a decision costs a lookup and a counter call.
  */
 import { allocateSlots, availableSlots, eligibleSlots, type Allocation, type EligibleBucket, type Limits } from './slots.ts'
+import { reservationsBefore, roomAt, type Ahead, type ReservationInput } from './reservations.ts'
 import type { Snapshot } from './snapshot.ts'
 
 export type QueueingMethod = 'fifo' | 'random' | 'passthrough' | 'reject'
@@ -25,6 +26,12 @@ export interface MinutePlan {
   reserved: number
   traffic: Record<string, number>
   totalActiveUsers: number
+  /** Where the reserved buckets' users wait, against what each counter has left (reservations.ts). */
+  reservationInput: ReservationInput
+  /** Slots the Anywhere counter granted this minute, as far as the snapshot knows. */
+  takenAnywhere: number
+  /** Reservations per bucket prefix, filled as decisions ask for them. */
+  aheadCache: Ahead[]
 }
 
 /**
@@ -44,16 +51,20 @@ export function planMinute(snapshot: Snapshot, limits: Limits, previous?: Minute
     waiting += bucket.waiting
     reserved += bucket.eligibleSlots
   }
+  const allocation = withoutOveruse(allocateSlots(slots, snapshot.traffic, limits.totalActiveUsers), snapshot, slots)
   return {
     minute: snapshot.minute,
     slots,
     remaining,
-    allocation: withoutOveruse(allocateSlots(slots, snapshot.traffic, limits.totalActiveUsers), snapshot, slots),
+    allocation,
     buckets,
     waitingBefore,
     reserved,
     traffic: snapshot.traffic,
     totalActiveUsers: limits.totalActiveUsers,
+    reservationInput: { buckets, waitingAt: snapshot.waitingAt, allocation, takenAt: snapshot.takenThisMinute.locations },
+    takenAnywhere: snapshot.takenThisMinute.anywhere,
+    aheadCache: [],
   }
 }
 
@@ -104,11 +115,20 @@ function firstNotOlder(buckets: readonly EligibleBucket[], bucketId: number): nu
   return low
 }
 
-/** Reserved slots held back from `location` and from Anywhere, split by the same traffic shares as slots. */
-function heldBack(plan: MinutePlan, location: string, reserved: number): { local: number; anywhere: number } {
-  if (reserved <= 0) return { local: 0, anywhere: 0 }
-  const split = allocateSlots(reserved, plan.traffic, plan.totalActiveUsers)
-  return { local: split.locations[location] ?? 0, anywhere: split.anywhere }
+/**
+ * Reserved slots held back from `location`'s counter and from Anywhere for the buckets before `index`: their
+ * eligible users at this location, up to its untaken allocation, and the Anywhere part of those that do not
+ * fit their own location's (reservations.ts). Never more than a counter has left, so the limits stay at or
+ * above what it granted.
+ */
+function heldBack(plan: MinutePlan, location: string, index: number): { local: number; anywhere: number } {
+  if (index === 0) return { local: 0, anywhere: 0 }
+  const ahead = reservationsBefore(plan.reservationInput, plan.aheadCache, index)
+  const anywhereRoom = Math.max(0, plan.allocation.anywhere - plan.takenAnywhere)
+  return {
+    local: Math.min(roomAt(plan.reservationInput, location), Math.ceil(ahead.at.get(location) ?? 0)),
+    anywhere: Math.min(anywhereRoom, Math.ceil(ahead.spill)),
+  }
 }
 
 /**
@@ -117,16 +137,12 @@ function heldBack(plan: MinutePlan, location: string, reserved: number): { local
  * its limits leave their reservation free, so a later bucket is never admitted ahead of an earlier one.
  */
 export function fifoLimits(plan: MinutePlan, location: string, bucketId: number | undefined): CounterLimits | undefined {
-  let reservedAhead: number
-  if (bucketId === undefined) {
-    reservedAhead = plan.reserved
-  } else {
-    const index = firstNotOlder(plan.buckets, bucketId)
+  let index = plan.buckets.length
+  if (bucketId !== undefined) {
+    index = firstNotOlder(plan.buckets, bucketId)
     if (waitingBefore(plan, index) >= plan.remaining) return undefined
-    reservedAhead = 0
-    for (let i = 0; i < index; i++) reservedAhead += plan.buckets[i]!.eligibleSlots
   }
-  const held = heldBack(plan, location, reservedAhead)
+  const held = heldBack(plan, location, index)
   return {
     localLimit: Math.max(0, (plan.allocation.locations[location] ?? 0) - held.local),
     anywhereLimit: Math.max(0, plan.allocation.anywhere - held.anywhere),

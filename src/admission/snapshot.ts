@@ -56,6 +56,8 @@ export interface Snapshot {
   behind: string[]
   /** Queued buckets, oldest first, with positive waiting counts. */
   buckets: Bucket[]
+  /** Bucket id → location → its waiting users there (positive counts only): where each bucket's users wait. */
+  waitingAt: Map<number, Map<string, number>>
   waitingUsers: number
   /** Users seen per location in the reference minute (minute − 2). */
   traffic: Record<string, number>
@@ -103,6 +105,7 @@ export function buildSnapshot(
   const takenLastMinute = { locations: {} as Record<string, number>, anywhere: 0 }
   const takenThisMinute = { locations: {} as Record<string, number>, anywhere: 0 }
   const waitingByBucket = new Map<number, number>()
+  const waitingAt = new Map<number, Map<string, number>>()
   const revoked = new Set<string>()
   const behind: string[] = []
   for (const name in state.locations) {
@@ -119,7 +122,13 @@ export function buildSnapshot(
     takenThisMinute.anywhere += part.takenThis.anywhere
     if (part.takenLast.seen) takenLastMinute.locations[name] = part.takenLast.local
     takenLastMinute.anywhere += part.takenLast.anywhere
-    for (const [bucketId, waiting] of part.waitingByBucket) waitingByBucket.set(bucketId, (waitingByBucket.get(bucketId) ?? 0) + waiting)
+    for (const [bucketId, waiting] of part.waitingByBucket) {
+      waitingByBucket.set(bucketId, (waitingByBucket.get(bucketId) ?? 0) + waiting)
+      if (waiting <= 0) continue
+      let at = waitingAt.get(bucketId)
+      if (!at) waitingAt.set(bucketId, (at = new Map()))
+      at.set(name, waiting)
+    }
     for (const id of part.revoked) revoked.add(id)
     recovering ||= part.recovering
     admissionsInAverage += part.admissionsInAverage
@@ -140,6 +149,7 @@ export function buildSnapshot(
     takenThisMinute,
     behind,
     buckets,
+    waitingAt,
     waitingUsers: Math.max(0, waitingUsers),
     traffic,
     admissionsPerMinute: minutesAveraged > 0 ? admissionsInAverage / minutesAveraged : 0,
