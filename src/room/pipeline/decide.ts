@@ -131,6 +131,8 @@ async function askForSlot(
           : fifoLimits(plan, location, ticket ? asked.bucketId : undefined)
       if (!limits) asked.reason = 'not-eligible'
       else if (limits.localLimit > 0 || limits.anywhereLimit > 0) {
+        // Read before the slot is taken: a sync while it is in flight may answer a state that holds it already.
+        const reported = room.link.takenInState(location, minute)
         const slot = takeSlot(coordinator, {
           roomId: o.roomId,
           location,
@@ -143,7 +145,7 @@ async function askForSlot(
         asked.result = await withTimeout(slot, o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'
-        if (counterWentBack(snapshot, location, asked.result)) {
+        if (counterWentBack(reported, asked.result)) {
           // The counter has fewer grants than this worker saw reported: the backend lost its state. The slot
           // just taken stays counted (an over-count), but nobody is let in on a count that forgot the room.
           room.link.noteLostState(location, now)
@@ -160,11 +162,14 @@ async function askForSlot(
   return asked
 }
 
-/** A granting counter whose count is below what this minute's reports already showed taken from it. */
-function counterWentBack(snapshot: Snapshot, location: string, result: SlotResult): boolean {
+/**
+ * A granting counter whose count is below what the coordinator had answered taken from it this minute before
+ * the slot was asked for (that answer alone: this worker's own observed grants may be in it already,
+ * worker-link.ts `takenInState`).
+ */
+function counterWentBack(reported: { local: number; anywhere: number }, result: SlotResult): boolean {
   if (!result.admitted || result.repeat || result.seq === undefined) return false
-  const seen = result.via === 'anywhere' ? snapshot.takenThisMinute.anywhere : (snapshot.takenThisMinute.locations[location] ?? 0)
-  return result.seq < seen
+  return result.seq < (result.via === 'anywhere' ? reported.anywhere : reported.local)
 }
 
 /**
