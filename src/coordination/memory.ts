@@ -53,6 +53,25 @@ interface LocationNode {
    * view per location would hold O(locations²) entries (5 MB at 300 locations, bench/results/latest.md).
    */
   view: RoomState | undefined
+  /** When the global stage last stored this location's state (an exchange, or a {@link flushDue}). */
+  storedAt: number
+}
+
+/**
+ * Exchanges of the locations that changed since their last one and are due again: a lagging exchange is a
+ * bounded lag, as the Durable Object's alarm makes it (adapters/cloudflare/counter-object.ts). Without it, a
+ * grant or renewal at a location none of whose workers reports again (the small ones of 300) stays out of the
+ * global view indefinitely, and every other location counts those users as gone (issue 15: planet's views
+ * counted 8 fewer active users than the truth 45 s into a minute, the whole overshoot).
+ */
+function flushDue(entry: Room, now: number, intervalMs: number): void {
+  for (const [name, node] of entry.changed) {
+    if (now - node.storedAt < intervalMs) continue
+    entry.global.store(name, node.aggregator.state())
+    // Not `lastExchangeAt`: that one dates this location's own view of the others, which a store does not refresh.
+    node.storedAt = now
+    entry.changed.delete(name)
+  }
 }
 
 interface Room {
@@ -62,6 +81,8 @@ interface Room {
   epoch: RoomEpoch
   /** Room-wide once claims: one registry for all locations, whatever the exchange lag between them. */
   once: OnceRegistry
+  /** Locations with changes the global stage does not have yet (lagging exchanges only). */
+  changed: Map<string, LocationNode>
 }
 
 export interface MemoryCoordinator extends Coordinator {
@@ -83,7 +104,7 @@ export interface MemoryCoordinator extends Coordinator {
 function roomOf(rooms: Map<string, Room>, roomId: string, now: number): Room {
   let found = rooms.get(roomId)
   if (!found) {
-    found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now), once: new OnceRegistry() }
+    found = { global: new GlobalAggregator(), locations: new Map(), epoch: newEpoch(crypto.randomUUID(), now), once: new OnceRegistry(), changed: new Map() }
     rooms.set(roomId, found)
   }
   return found
@@ -93,7 +114,7 @@ function roomOf(rooms: Map<string, Room>, roomId: string, now: number): Room {
 function locationNode(entry: Room, location: string, now: number): LocationNode {
   let node = entry.locations.get(location)
   if (!node) {
-    node = { aggregator: new LocationAggregator(location), lastExchangeAt: -Infinity, view: undefined }
+    node = { aggregator: new LocationAggregator(location), lastExchangeAt: -Infinity, view: undefined, storedAt: -Infinity }
     entry.locations.set(location, node)
     node.aggregator.restoreFrom(entry.global.view(now), now)
   }
@@ -141,10 +162,11 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     if (request.location !== undefined) {
       const now = request.minute * MINUTE_MS
       const entry = room(request.roomId, now)
-      const { aggregator } = locationNode(entry, request.location, now)
-      aggregator.add(admissionDeltas(request))
+      const node = locationNode(entry, request.location, now)
+      node.aggregator.add(admissionDeltas(request))
       // Every location sees it from its next sync, even if no worker of this location ever reports again.
-      if (exchangeIntervalMs === 0) entry.global.store(request.location, aggregator.state())
+      if (exchangeIntervalMs === 0) entry.global.store(request.location, node.aggregator.state())
+      else entry.changed.set(request.location, node)
     }
     return { taken: true, seq }
   }
@@ -170,17 +192,27 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       node.aggregator.apply(report, now, (key) => entry.once.claim(key, report.id, minute))
       const own = node.aggregator.state()
       let view = node.view
-      if (!view || now - node.lastExchangeAt >= exchangeIntervalMs) {
+      const due = !view || now - node.lastExchangeAt >= exchangeIntervalMs
+      if (exchangeIntervalMs > 0) {
+        entry.changed.delete(report.location)
+        flushDue(entry, now, exchangeIntervalMs)
+      }
+      if (!view || due) {
         view = global.exchange(report.location, own, now)
-        node.lastExchangeAt = now
+        node.lastExchangeAt = node.storedAt = now
         node.view = exchangeIntervalMs > 0 ? view : undefined
+      } else {
+        entry.changed.set(report.location, node)
       }
       // The location's own state is always fresh; other locations are as of the last exchange.
       return { locations: { ...view.locations, [report.location]: own }, at: now, epoch: entry.epoch }
     },
 
     restartLocations() {
-      for (const entry of rooms.values()) entry.locations.clear()
+      for (const entry of rooms.values()) {
+        entry.locations.clear()
+        entry.changed.clear()
+      }
     },
     restartGlobal() {
       for (const entry of rooms.values()) entry.global = new GlobalAggregator()
