@@ -121,6 +121,34 @@ function locationNode(entry: Room, location: string, now: number): LocationNode 
   return node
 }
 
+/**
+ * One worker's report into its location, answered with the room: the location's own state fresh, the others'
+ * as of this location's last exchange (at most `intervalMs` old), and every location changed since it was last
+ * stored brought to the global stage once its interval has passed ({@link flushDue}).
+ */
+function syncLocation(entry: Room, report: WorkerReport, intervalMs: number): RoomState {
+  const now = report.at
+  const node = locationNode(entry, report.location, now)
+  const minute = minuteOf(now)
+  entry.once.prune(minute - onceRetentionMinutes(report.keepMinutes))
+  node.aggregator.apply(report, now, (key) => entry.once.claim(key, report.id, minute))
+  const own = node.aggregator.state()
+  let view = node.view
+  const due = !view || now - node.lastExchangeAt >= intervalMs
+  if (intervalMs > 0) {
+    entry.changed.delete(report.location)
+    flushDue(entry, now, intervalMs)
+  }
+  if (!view || due) {
+    view = entry.global.exchange(report.location, own, now)
+    node.lastExchangeAt = node.storedAt = now
+    node.view = intervalMs > 0 ? view : undefined
+  } else {
+    entry.changed.set(report.location, node)
+  }
+  return { locations: { ...view.locations, [report.location]: own }, at: now, epoch: entry.epoch }
+}
+
 type HistoryParts = 'history' | 'recordHistory' | 'readHistory'
 
 /** The coordinator with its history (kept in this process, like the rest). */
@@ -183,29 +211,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     takeSlot: async (request: SlotRequest): Promise<SlotResult> => takeInOrder(take, request, true),
 
     async sync(report: WorkerReport): Promise<RoomState> {
-      const now = report.at
-      const entry = room(report.roomId, now)
-      const { global } = entry
-      const node = locationNode(entry, report.location, now)
-      const minute = minuteOf(now)
-      entry.once.prune(minute - onceRetentionMinutes(report.keepMinutes))
-      node.aggregator.apply(report, now, (key) => entry.once.claim(key, report.id, minute))
-      const own = node.aggregator.state()
-      let view = node.view
-      const due = !view || now - node.lastExchangeAt >= exchangeIntervalMs
-      if (exchangeIntervalMs > 0) {
-        entry.changed.delete(report.location)
-        flushDue(entry, now, exchangeIntervalMs)
-      }
-      if (!view || due) {
-        view = global.exchange(report.location, own, now)
-        node.lastExchangeAt = node.storedAt = now
-        node.view = exchangeIntervalMs > 0 ? view : undefined
-      } else {
-        entry.changed.set(report.location, node)
-      }
-      // The location's own state is always fresh; other locations are as of the last exchange.
-      return { locations: { ...view.locations, [report.location]: own }, at: now, epoch: entry.epoch }
+      return syncLocation(room(report.roomId, report.at), report, exchangeIntervalMs)
     },
 
     restartLocations() {
