@@ -71,11 +71,11 @@ describe('a revoked ticket frees one place in the whole room', () => {
     )
   }, 120_000)
 
-  // Open defect (issue #14, README "Known limits"): with exchange lag on the memory coordinator, a revoked
-  // user re-admitted as a new user and a stale worker's renewal of the revoked cookie across a minute let one
-  // more newcomer in (2 places for 1 freed). Found by a random seed in CI; `it.fails` keeps it visible and
-  // turns red the day it is fixed, so the case can move into the property above.
-  it.fails('known defect: a stale renewal of a revoked cookie across a minute frees a second place under exchange lag', async () => {
+  // Was an open defect (issue #14): with exchange lag on the memory coordinator, a revoked user re-admitted as a
+  // new user and a stale worker's renewal of the revoked cookie across a minute let one more newcomer in (2 places
+  // for 1 freed), because the quiet location's counts never reached the others. Since the memory coordinator's
+  // lag is bounded (test/memory-exchange-lag.test.ts), 300 runs of this seed find no case (before: one within them).
+  it('a stale renewal of a revoked cookie across a minute frees no second place under exchange lag', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 3 }),
@@ -116,7 +116,7 @@ describe('a revoked ticket frees one place in the whole room', () => {
           expect(keptAdmissions).toBeLessThanOrEqual(1)
         },
       ),
-      { seed: 1925934964, path: '25:7:11:8:9:7:9:9:12:29:29:1:25', endOnFailure: true },
+      { seed: 1925934964, numRuns: 300 },
     )
   }, 120_000)
 
