@@ -28,6 +28,8 @@ export interface Taken {
 
 export interface LocationPart {
   activeUsers: number
+  /** Of them, the sessions whose window ends with this minute (last check-in in the window's first minute). */
+  endingThisMinute: number
   waitingUsers: number
   admittedThisMinute: number
   /** Bucket id → waiting users. */
@@ -58,6 +60,7 @@ export function locationPart(counts: Record<string, number>, updatedAt: number, 
 function computePart(counts: Record<string, number>, w: Windows): LocationPart {
   const part: LocationPart = {
     activeUsers: 0,
+    endingThisMinute: 0,
     waitingUsers: 0,
     admittedThisMinute: 0,
     waitingByBucket: new Map(),
@@ -83,6 +86,7 @@ function computePart(counts: Record<string, number>, w: Windows): LocationPart {
       case 97: // a: active. A minute after this one is a worker whose clock runs ahead: its sessions are live
         // too, so a worker behind it must not hand their places out again (no upper bound)
         if (at >= w.activeFrom) part.activeUsers += value
+        if (at === w.activeFrom) part.endingThisMinute += value
         break
       case 110: // n: admissions
         taken(at, value, 0)

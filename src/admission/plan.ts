@@ -5,6 +5,7 @@
  * computed once per snapshot and minute, so a decision costs a lookup and a counter call.
  */
 import { allocateSlots, availableSlots, eligibleSlots, type Allocation, type EligibleBucket, type Limits } from './slots.ts'
+import { reservationsBefore, roomAt, type Ahead, type ReservationInput } from './reservations.ts'
 import type { Snapshot } from './snapshot.ts'
 
 export type QueueingMethod = 'fifo' | 'random' | 'passthrough' | 'reject'
@@ -25,10 +26,21 @@ export interface MinutePlan {
   reserved: number
   traffic: Record<string, number>
   totalActiveUsers: number
+  /** Where the reserved buckets' users wait, against what each counter has left (reservations.ts). */
+  reservationInput: ReservationInput
+  /** Slots the Anywhere counter granted this minute, as far as the snapshot knows. */
+  takenAnywhere: number
+  /** Reservations per bucket prefix, filled as decisions ask for them. */
+  aheadCache: Ahead[]
 }
 
-export function planMinute(snapshot: Snapshot, limits: Limits): MinutePlan {
-  const slots = availableSlots(limits, snapshot.activeUsers, snapshot.admittedThisMinute)
+/**
+ * The plan of `snapshot`'s minute. `previous`, this worker's plan of the minute before, bounds what the
+ * locations this view holds from before the minute's start may have granted since ({@link unseenLastMinute}).
+ */
+export function planMinute(snapshot: Snapshot, limits: Limits, previous?: MinutePlan): MinutePlan {
+  const unseen = previous?.minute === snapshot.minute - 1 ? unseenLastMinute(snapshot, previous) : 0
+  const slots = availableSlots(limits, snapshot.activeUsers + unseen, snapshot.admittedThisMinute)
   const remaining = Math.max(0, slots - snapshot.admittedThisMinute)
   const buckets = eligibleSlots(snapshot.buckets, remaining)
   const waitingBefore: number[] = []
@@ -39,17 +51,37 @@ export function planMinute(snapshot: Snapshot, limits: Limits): MinutePlan {
     waiting += bucket.waiting
     reserved += bucket.eligibleSlots
   }
+  const allocation = withoutOveruse(allocateSlots(slots, snapshot.traffic, limits.totalActiveUsers), snapshot, slots)
   return {
     minute: snapshot.minute,
     slots,
     remaining,
-    allocation: withoutOveruse(allocateSlots(slots, snapshot.traffic, limits.totalActiveUsers), snapshot, slots),
+    allocation,
     buckets,
     waitingBefore,
     reserved,
     traffic: snapshot.traffic,
     totalActiveUsers: limits.totalActiveUsers,
+    reservationInput: { buckets, waitingAt: snapshot.waitingAt, allocation, takenAt: snapshot.takenThisMinute.locations },
+    takenAnywhere: snapshot.takenThisMinute.anywhere,
+    aheadCache: [],
   }
+}
+
+/**
+ * Slots the previous minute may have granted that this view does not show: of each location whose state is
+ * from before this minute, the part of its allocation it was not seen to take, and — while any location is
+ * behind — the Anywhere pool's untaken part. Those users are active, so they are counted as such until the
+ * view catches up: otherwise every location would hand their places out again at the minute's start (each
+ * counter's `previousReported` corrects only for its own grants, and a location sees its own fresh).
+ */
+function unseenLastMinute(snapshot: Snapshot, previous: MinutePlan): number {
+  // Without a queue the places are not contested: counting unused allocations as taken would only queue early.
+  if (snapshot.behind.length === 0 || snapshot.buckets.length === 0) return 0
+  const taken = snapshot.takenLastMinute
+  let unseen = Math.max(0, previous.allocation.anywhere - taken.anywhere)
+  for (const name of snapshot.behind) unseen += Math.max(0, (previous.allocation.locations[name] ?? 0) - (taken.locations[name] ?? 0))
+  return unseen
 }
 
 /**
@@ -83,11 +115,20 @@ function firstNotOlder(buckets: readonly EligibleBucket[], bucketId: number): nu
   return low
 }
 
-/** Reserved slots held back from `location` and from Anywhere, split by the same traffic shares as slots. */
-function heldBack(plan: MinutePlan, location: string, reserved: number): { local: number; anywhere: number } {
-  if (reserved <= 0) return { local: 0, anywhere: 0 }
-  const split = allocateSlots(reserved, plan.traffic, plan.totalActiveUsers)
-  return { local: split.locations[location] ?? 0, anywhere: split.anywhere }
+/**
+ * Reserved slots held back from `location`'s counter and from Anywhere for the buckets before `index`: their
+ * eligible users at this location, up to its untaken allocation, and the Anywhere part of those that do not
+ * fit their own location's (reservations.ts). Never more than a counter has left, so the limits stay at or
+ * above what it granted.
+ */
+function heldBack(plan: MinutePlan, location: string, index: number): { local: number; anywhere: number } {
+  if (index === 0) return { local: 0, anywhere: 0 }
+  const ahead = reservationsBefore(plan.reservationInput, plan.aheadCache, index)
+  const anywhereRoom = Math.max(0, plan.allocation.anywhere - plan.takenAnywhere)
+  return {
+    local: Math.min(roomAt(plan.reservationInput, location), Math.ceil(ahead.at.get(location) ?? 0)),
+    anywhere: Math.min(anywhereRoom, Math.ceil(ahead.spill)),
+  }
 }
 
 /**
@@ -96,17 +137,12 @@ function heldBack(plan: MinutePlan, location: string, reserved: number): { local
  * its limits leave their reservation free, so a later bucket is never admitted ahead of an earlier one.
  */
 export function fifoLimits(plan: MinutePlan, location: string, bucketId: number | undefined): CounterLimits | undefined {
-  let reservedAhead: number
-  if (bucketId === undefined) {
-    reservedAhead = plan.reserved
-  } else {
-    const index = firstNotOlder(plan.buckets, bucketId)
-    const waitingAhead = index < plan.buckets.length ? plan.waitingBefore[index]! : sumWaiting(plan.buckets)
-    if (waitingAhead >= plan.remaining) return undefined
-    reservedAhead = 0
-    for (let i = 0; i < index; i++) reservedAhead += plan.buckets[i]!.eligibleSlots
+  let index = plan.buckets.length
+  if (bucketId !== undefined) {
+    index = firstNotOlder(plan.buckets, bucketId)
+    if (waitingBefore(plan, index) >= plan.remaining) return undefined
   }
-  const held = heldBack(plan, location, reservedAhead)
+  const held = heldBack(plan, location, index)
   return {
     localLimit: Math.max(0, (plan.allocation.locations[location] ?? 0) - held.local),
     anywhereLimit: Math.max(0, plan.allocation.anywhere - held.anywhere),
@@ -114,6 +150,13 @@ export function fifoLimits(plan: MinutePlan, location: string, bucketId: number 
 }
 
 const sumWaiting = (buckets: readonly EligibleBucket[]): number => buckets.reduce((sum, b) => sum + b.waiting, 0)
+
+/** Waiting users in buckets before index `index` of the plan's buckets. */
+const waitingBefore = (plan: MinutePlan, index: number): number =>
+  index < plan.buckets.length ? plan.waitingBefore[index]! : sumWaiting(plan.buckets)
+
+/** Waiting users in buckets older than `bucketId`: the users FIFO puts before a user of that bucket. */
+export const waitingOlderThan = (plan: MinutePlan, bucketId: number): number => waitingBefore(plan, firstNotOlder(plan.buckets, bucketId))
 
 /**
  * Random queueing (seed 002): every slot is open to queued and new users alike. While users are queued,

@@ -2,7 +2,7 @@
  * @module
  * Turns the raw per-location counts into the snapshot a worker decides from. Pure: the clock is an argument.
  */
-import { minuteOf } from '../clock.ts'
+import { minuteOf, MINUTE_MS } from '../clock.ts'
 import type { RoomState } from '../coordination/state.ts'
 import { locationPart, type Windows } from './location-part.ts'
 
@@ -37,14 +37,27 @@ export interface Snapshot {
   minute: number
   /** Users with a live session, all locations. Includes this minute's admissions. */
   activeUsers: number
+  /**
+   * Active users whose session ends with this minute unless they check in again: the places the next minute
+   * frees at its start (known now, so the head of the line can be asked to come back then).
+   */
+  endingThisMinute: number
   /** Admissions already made in `minute` (so slot math counts them once, not again as active). */
   admittedThisMinute: number
   /** Slots seen taken in the minute before, per counter: each location's own, and the Anywhere pool's. */
   takenLastMinute: { locations: Record<string, number>; anywhere: number }
   /** The same for this minute so far. */
   takenThisMinute: { locations: Record<string, number>; anywhere: number }
+  /**
+   * Locations whose state last changed before this minute began: as far as this view shows, their counters may
+   * have granted slots late in the previous minute that it does not contain yet (a grant joins its location's
+   * state in the same step, so a state changed since the minute began holds all of them).
+   */
+  behind: string[]
   /** Queued buckets, oldest first, with positive waiting counts. */
   buckets: Bucket[]
+  /** Bucket id → location → its waiting users there (positive counts only): where each bucket's users wait. */
+  waitingAt: Map<number, Map<string, number>>
   waitingUsers: number
   /** Users seen per location in the reference minute (minute − 2). */
   traffic: Record<string, number>
@@ -81,6 +94,7 @@ export function buildSnapshot(
     averageFrom: minute - ADMISSIONS_AVERAGE_MINUTES,
   }
   let activeUsers = 0
+  let endingThisMinute = 0
   let admittedThisMinute = 0
   let waitingUsers = 0
   let admissionsInAverage = 0
@@ -91,11 +105,15 @@ export function buildSnapshot(
   const takenLastMinute = { locations: {} as Record<string, number>, anywhere: 0 }
   const takenThisMinute = { locations: {} as Record<string, number>, anywhere: 0 }
   const waitingByBucket = new Map<number, number>()
+  const waitingAt = new Map<number, Map<string, number>>()
   const revoked = new Set<string>()
+  const behind: string[] = []
   for (const name in state.locations) {
     const location = state.locations[name]!
+    if (location.updatedAt < minute * MINUTE_MS) behind.push(name)
     const part = locationPart(location.counts, location.updatedAt, w)
     activeUsers += part.activeUsers
+    endingThisMinute += part.endingThisMinute
     admittedThisMinute += part.admittedThisMinute
     waitingUsers += part.waitingUsers
     locations[name] = { activeUsers: part.activeUsers, waitingUsers: part.waitingUsers, admittedThisMinute: part.admittedThisMinute }
@@ -104,7 +122,13 @@ export function buildSnapshot(
     takenThisMinute.anywhere += part.takenThis.anywhere
     if (part.takenLast.seen) takenLastMinute.locations[name] = part.takenLast.local
     takenLastMinute.anywhere += part.takenLast.anywhere
-    for (const [bucketId, waiting] of part.waitingByBucket) waitingByBucket.set(bucketId, (waitingByBucket.get(bucketId) ?? 0) + waiting)
+    for (const [bucketId, waiting] of part.waitingByBucket) {
+      waitingByBucket.set(bucketId, (waitingByBucket.get(bucketId) ?? 0) + waiting)
+      if (waiting <= 0) continue
+      let at = waitingAt.get(bucketId)
+      if (!at) waitingAt.set(bucketId, (at = new Map()))
+      at.set(name, waiting)
+    }
     for (const id of part.revoked) revoked.add(id)
     recovering ||= part.recovering
     admissionsInAverage += part.admissionsInAverage
@@ -119,10 +143,13 @@ export function buildSnapshot(
   return {
     minute,
     activeUsers: Math.max(0, activeUsers),
+    endingThisMinute: Math.max(0, endingThisMinute),
     admittedThisMinute: Math.max(0, admittedThisMinute),
     takenLastMinute,
     takenThisMinute,
+    behind,
     buckets,
+    waitingAt,
     waitingUsers: Math.max(0, waitingUsers),
     traffic,
     admissionsPerMinute: minutesAveraged > 0 ? admissionsInAverage / minutesAveraged : 0,

@@ -12,7 +12,7 @@ import type { Coordinator } from './coordinator.ts'
 import { buildSnapshot, type Snapshot } from '../admission/snapshot.ts'
 import { SeenSet } from './seen-set.ts'
 import { withTimeout } from './timeout.ts'
-import { addCounts, applyOnce, lostStateField, revocationKeyOfField, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
+import { addCounts, admittedField, anywhereAdmittedField, applyOnce, lostStateField, revocationKeyOfField, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 import { randomId, type Ticket } from '../ticket/ticket.ts'
 import { sessionEpoch } from './session-epoch.ts'
 
@@ -111,6 +111,22 @@ export class WorkerLink {
   /** Shows deltas the coordinator already counted (a granted admission) in this worker's snapshots until a sync has them. */
   observe(location: string, deltas: Record<string, number>): void {
     this.#observed.push({ seq: ++this.#observedSeq, location, deltas })
+  }
+
+  /**
+   * Slots the coordinator's last answered state shows granted in `minute` by `location`'s counter and by the
+   * Anywhere counter — without this worker's own observed grants. A grant is counted by the coordinator before
+   * the request that took it resumes, so a sync in that gap answers a state that has it while the observation
+   * is still to come: the snapshot then shows it twice (an over-count, safe for limits), and a counter's
+   * answer must not be compared with it, or a fresh grant would read as a counter that lost its state.
+   */
+  takenInState(location: string, minute: number): { local: number; anywhere: number } {
+    const locations = this.#state?.locations ?? {}
+    let anywhere = 0
+    for (const name in locations) anywhere += locations[name]!.counts[anywhereAdmittedField(minute)] ?? 0
+    const own = locations[location]?.counts
+    const local = own ? (own[admittedField(minute)] ?? 0) - (own[anywhereAdmittedField(minute)] ?? 0) : 0
+    return { local, anywhere }
   }
 
   /** The room's epoch as last answered by the coordinator. */

@@ -81,6 +81,7 @@ export class Room implements RegisteredRoom {
   readonly #fixedCoordinator: Coordinator | undefined
   readonly #cookie: CookieAttributes
   #plan: { plan: MinutePlan; snapshot: Snapshot; settings: EffectiveSettings } | undefined
+  #lastMinutePlan: MinutePlan | undefined
 
   constructor(o: ResolvedOptions) {
     this.o = o
@@ -122,7 +123,9 @@ export class Room implements RegisteredRoom {
   planOf(snapshot: Snapshot, settings: EffectiveSettings): MinutePlan {
     const cached = this.#plan
     if (cached && cached.snapshot === snapshot && cached.settings === settings) return cached.plan
-    const plan = planMinute(snapshot, settings)
+    // The last plan of the minute before bounds what that minute granted that this snapshot may not show yet.
+    if (cached && cached.plan.minute < snapshot.minute) this.#lastMinutePlan = cached.plan
+    const plan = planMinute(snapshot, settings, this.#lastMinutePlan)
     this.#plan = { plan, snapshot, settings }
     return plan
   }

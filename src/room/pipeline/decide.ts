@@ -8,6 +8,7 @@
 import type { Context } from 'hono'
 import { minuteOf, MINUTE_MS } from '../../clock.ts'
 import { fifoLimits, randomLimits, releasedFraction, type CounterLimits } from '../../admission/plan.ts'
+import { fifoRefreshSeconds } from '../../admission/refresh.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
 import { admissionDeltas, ANYWHERE, takeSlot, type Coordinator, type SlotResult } from '../../coordination/coordinator.ts'
@@ -85,7 +86,7 @@ export async function decide(room: Room, c: Context, s: EffectiveSettings, ticke
     recordQueueCheckIn(room, location, ticket, bucketId, minute, ticketId)
   }
   room.report(c, location, now, coordinator)
-  return { outcome: 'queued', reason, ticketId, bucketId, snapshot, refresh: jitteredRefresh(room), newlyQueued: !queued }
+  return { outcome: 'queued', reason, ticketId, bucketId, snapshot, refresh: queuedRefresh(room, s, asked, now), newlyQueued: !queued }
 }
 
 interface Asked {
@@ -130,6 +131,8 @@ async function askForSlot(
           : fifoLimits(plan, location, ticket ? asked.bucketId : undefined)
       if (!limits) asked.reason = 'not-eligible'
       else if (limits.localLimit > 0 || limits.anywhereLimit > 0) {
+        // Read before the slot is taken: a sync while it is in flight may answer a state that holds it already.
+        const reported = room.link.takenInState(location, minute)
         const slot = takeSlot(coordinator, {
           roomId: o.roomId,
           location,
@@ -142,7 +145,7 @@ async function askForSlot(
         asked.result = await withTimeout(slot, o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'
-        if (counterWentBack(snapshot, location, asked.result)) {
+        if (counterWentBack(reported, asked.result)) {
           // The counter has fewer grants than this worker saw reported: the backend lost its state. The slot
           // just taken stays counted (an over-count), but nobody is let in on a count that forgot the room.
           room.link.noteLostState(location, now)
@@ -159,11 +162,14 @@ async function askForSlot(
   return asked
 }
 
-/** A granting counter whose count is below what this minute's reports already showed taken from it. */
-function counterWentBack(snapshot: Snapshot, location: string, result: SlotResult): boolean {
+/**
+ * A granting counter whose count is below what the coordinator had answered taken from it this minute before
+ * the slot was asked for (that answer alone: this worker's own observed grants may be in it already,
+ * worker-link.ts `takenInState`).
+ */
+function counterWentBack(reported: { local: number; anywhere: number }, result: SlotResult): boolean {
   if (!result.admitted || result.repeat || result.seq === undefined) return false
-  const seen = result.via === 'anywhere' ? snapshot.takenThisMinute.anywhere : (snapshot.takenThisMinute.locations[location] ?? 0)
-  return result.seq < seen
+  return result.seq < (result.via === 'anywhere' ? reported.anywhere : reported.local)
 }
 
 /**
@@ -212,9 +218,29 @@ export function queueIsFull(room: Room, now: number): boolean {
   return snapshot !== undefined && snapshot.waitingUsers + room.link.newQueuePlaces >= max
 }
 
+/** Spread of the refresh interval (±10%, at least a second), so check-ins spread out. */
+const refreshSpread = (room: Room): number => Math.max(1, Math.round(room.o.refreshIntervalSeconds * REFRESH_JITTER))
+
 /** The base refresh interval, ±10%, so check-ins spread out. */
 function jitteredRefresh(room: Room): number {
-  const base = room.o.refreshIntervalSeconds
-  const spread = Math.max(1, Math.round(base * REFRESH_JITTER))
-  return base + Math.round((room.o.random() * 2 - 1) * spread)
+  return room.o.refreshIntervalSeconds + Math.round((room.o.random() * 2 - 1) * refreshSpread(room))
+}
+
+/**
+ * A queued user's refresh: the jittered interval, or — for a FIFO user whom the next minute's slots reach —
+ * just after the next minute starts, so the places it frees are taken at once (admission/refresh.ts).
+ */
+function queuedRefresh(room: Room, s: EffectiveSettings, asked: Asked, now: number): number {
+  const interval = jitteredRefresh(room)
+  if (s.queueingMethod !== 'fifo' || (asked.reason !== 'no-slot' && asked.reason !== 'not-eligible') || !asked.snapshot) return interval
+  return fifoRefreshSeconds({
+    plan: room.planOf(asked.snapshot, s),
+    snapshot: asked.snapshot,
+    limits: s,
+    bucketId: asked.bucketId,
+    now,
+    intervalSeconds: interval,
+    spreadSeconds: refreshSpread(room),
+    random: room.o.random(),
+  })
 }

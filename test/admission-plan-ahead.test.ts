@@ -1,0 +1,140 @@
+/**
+ * Issue 15's plan pieces, as properties of the pure functions: the head of the line is asked back as the
+ * next minute starts (never later than its interval), FIFO holds back per location where the older users
+ * wait (never above a counter's allocation, never more for an older bucket than for a newer one), and a
+ * view from before the minute's start counts the previous minute's untaken allocation as possibly taken.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { fifoLimits, planMinute } from '../src/admission/plan.ts'
+import { fifoRefreshSeconds } from '../src/admission/refresh.ts'
+import { buildSnapshot } from '../src/admission/snapshot.ts'
+import type { RoomState } from '../src/coordination/state.ts'
+
+const MINUTE_MS = 60_000
+const MINUTE = 29_460_240 // 2026-01-05 12:00 UTC
+const START = MINUTE * MINUTE_MS
+const NAMES = ['a', 'b', 'c', 'd']
+
+/** A room state: per location, active users by minute of last check-in, waiting users by bucket, traffic. */
+const stateArb = fc
+  .array(
+    fc.record({
+      active: fc.array(fc.nat(30), { minLength: 3, maxLength: 3 }),
+      waiting: fc.array(fc.nat(25), { minLength: 4, maxLength: 4 }),
+      traffic: fc.nat(60),
+      admitted: fc.nat(10),
+      changedAgoMs: fc.integer({ min: 0, max: 20_000 }),
+    }),
+    { minLength: 1, maxLength: NAMES.length },
+  )
+  .map((parts) => {
+    const state: RoomState = { locations: {}, at: START }
+    parts.forEach((part, i) => {
+      const counts: Record<string, number> = { [`t${MINUTE - 2}`]: part.traffic, [`n${MINUTE}`]: part.admitted }
+      part.active.forEach((value, d) => (counts[`a${MINUTE - d}`] = value + (d === 0 ? part.admitted : 0)))
+      part.waiting.forEach((value, b) => (counts[`w${MINUTE}.${MINUTE - 3 + b}`] = value))
+      state.locations[NAMES[i]!] = { counts, updatedAt: START - part.changedAgoMs }
+    })
+    return state
+  })
+const limitsArb = fc.record({ totalActiveUsers: fc.integer({ min: 20, max: 200 }), newUsersPerMinute: fc.integer({ min: 5, max: 200 }) })
+const bucketArb = fc.option(fc.integer({ min: MINUTE - 3, max: MINUTE }), { nil: undefined })
+
+describe('head of the line asked back as the next minute starts', () => {
+  it('never later than the interval; at the next minute start (+1 s … +1 s + spread) exactly when its slots reach the user', () => {
+    fc.assert(
+      fc.property(stateArb, limitsArb, fc.integer({ min: MINUTE - 3, max: MINUTE }), fc.integer({ min: 0, max: 59_999 }), fc.integer({ min: 5, max: 60 }), fc.double({ min: 0, max: 0.999, noNaN: true }), (state, limits, bucketId, into, interval, random) => {
+        const now = START + into
+        const snapshot = buildSnapshot({ ...state, at: now }, now, 1)
+        const plan = planMinute(snapshot, limits)
+        const spreadSeconds = Math.max(1, Math.round(interval / 10))
+        const refresh = fifoRefreshSeconds({ plan, snapshot, limits, bucketId, now, intervalSeconds: interval, spreadSeconds, random })
+        expect(refresh).toBeLessThanOrEqual(interval)
+        let older = 0
+        for (const bucket of snapshot.buckets) if (bucket.bucketId < bucketId) older += bucket.waiting
+        const nextSlots = Math.min(limits.totalActiveUsers - (snapshot.activeUsers - snapshot.endingThisMinute), limits.newUsersPerMinute)
+        const reached = Math.max(0, older - plan.remaining) < Math.max(0, nextSlots)
+        const back = now + refresh * 1000
+        if (refresh < interval) {
+          expect(reached).toBe(true)
+          expect(back).toBeGreaterThanOrEqual(START + MINUTE_MS + 1000)
+          expect(back).toBeLessThan(START + MINUTE_MS + (2 + spreadSeconds) * 1000)
+        } else if (reached) {
+          // The interval was as soon as the next minute: nothing earlier to ask for.
+          expect(back).toBeLessThan(START + MINUTE_MS + (2 + spreadSeconds) * 1000)
+        }
+      }),
+      { seed: 1515, numRuns: 400 },
+    )
+  })
+})
+
+describe('FIFO holds back where the older users wait', () => {
+  it('limits never exceed a counter allocation, and an older bucket never gets less than a newer one or a new user', () => {
+    fc.assert(
+      fc.property(stateArb, limitsArb, bucketArb, fc.integer({ min: 0, max: 59_999 }), (state, limits, bucketId, into) => {
+        const now = START + into
+        const plan = planMinute(buildSnapshot(state, now, 1), limits)
+        for (const name of NAMES) {
+          const mine = fifoLimits(plan, name, bucketId)
+          if (!mine) continue
+          expect(mine.localLimit).toBeLessThanOrEqual(plan.allocation.locations[name] ?? 0)
+          expect(mine.anywhereLimit).toBeLessThanOrEqual(plan.allocation.anywhere)
+          // Anyone newer (a later bucket, or a new user) is held back at least as much.
+          for (const newer of [...(bucketId === undefined ? [] : [bucketId + 1]), undefined]) {
+            const theirs = fifoLimits(plan, name, newer)
+            if (!theirs) continue
+            expect(theirs.localLimit).toBeLessThanOrEqual(mine.localLimit)
+            expect(theirs.anywhereLimit).toBeLessThanOrEqual(mine.anywhereLimit)
+          }
+        }
+      }),
+      { seed: 1516, numRuns: 400 },
+    )
+  })
+
+  it('a new user at a location where nobody older waits keeps its counter; Anywhere keeps what older users elsewhere cannot fit at home', () => {
+    // Slots 30: traffic two minutes ago all at `a` (its counter gets 30 × 20/30), but the queue waits at `b`.
+    const state: RoomState = {
+      at: START,
+      locations: {
+        a: { updatedAt: START, counts: { [`t${MINUTE - 2}`]: 20, [`a${MINUTE}`]: 170 } },
+        b: { updatedAt: START, counts: { [`t${MINUTE - 2}`]: 10, [`w${MINUTE}.${MINUTE - 1}`]: 25 } },
+      },
+    }
+    const plan = planMinute(buildSnapshot(state, START + 1000, 1), { totalActiveUsers: 200, newUsersPerMinute: 200 })
+    expect(plan.slots).toBe(30)
+    expect(plan.allocation.locations).toEqual({ a: 3, b: 1 })
+    const newAtA = fifoLimits(plan, 'a', undefined)!
+    const newAtB = fifoLimits(plan, 'b', undefined)!
+    // The 25 older users at b: 1 on b's counter, 24 need Anywhere (26 left): a new user there gets 2.
+    expect(newAtB).toEqual({ localLimit: 0, anywhereLimit: 2 })
+    expect(newAtA).toEqual({ localLimit: 3, anywhereLimit: 2 })
+    expect(fifoLimits(plan, 'b', MINUTE - 1)).toEqual({ localLimit: 1, anywhereLimit: 26 })
+  })
+})
+
+describe('the previous minute seen from before this one', () => {
+  it('counts the untaken allocations of locations behind (and Anywhere) as active while users queue; a fresh view adds nothing', () => {
+    fc.assert(
+      fc.property(stateArb, limitsArb, fc.integer({ min: 0, max: 59_999 }), (state, limits, into) => {
+        // The plan of the minute before, from the same counts seen then.
+        const before = planMinute(buildSnapshot(state, START + 30_000, 1), limits)
+        const snapshot = buildSnapshot(state, START + MINUTE_MS + into, 1)
+        const plain = planMinute(snapshot, limits)
+        const withPrevious = planMinute(snapshot, limits, before)
+        expect(withPrevious.slots).toBeLessThanOrEqual(plain.slots)
+        const fresh = { ...snapshot, behind: [] }
+        expect(planMinute(fresh, limits, before).slots).toBe(plain.slots)
+        if (snapshot.behind.length > 0 && snapshot.buckets.length > 0) {
+          let untaken = Math.max(0, before.allocation.anywhere - snapshot.takenLastMinute.anywhere)
+          for (const name of snapshot.behind) untaken += Math.max(0, (before.allocation.locations[name] ?? 0) - (snapshot.takenLastMinute.locations[name] ?? 0))
+          const active = snapshot.activeUsers + untaken - snapshot.admittedThisMinute
+          expect(withPrevious.slots).toBe(Math.max(0, Math.min(limits.totalActiveUsers - active, limits.newUsersPerMinute)))
+        }
+      }),
+      { seed: 1517, numRuns: 300 },
+    )
+  })
+})
