@@ -30,7 +30,8 @@ function worker(clock: { now: number }, options: WaitingRoomOptions & { storage:
   async function visit(cookie?: string): Promise<{ outcome: 'admitted' | 'queued'; cookie: string | undefined; body: string }> {
     const response = await app.request('/', { headers: cookie ? { cookie: `__wroom=${cookie}` } : {} })
     const body = await response.text()
-    await settle() // the middleware reports in the background
+    await settle() // the middleware reports in the background…
+    await middleware.room.flush().catch(() => {}) // …once per turn of the event loop, on a timer settle() may run before
     const set = response.headers.get('set-cookie')
     const fresh = set?.startsWith('__wroom=') ? set.slice('__wroom='.length, set.indexOf(';')) : undefined
     return { outcome: body.startsWith('origin ') ? 'admitted' : 'queued', cookie: fresh ?? cookie, body }

@@ -269,7 +269,10 @@ export class WorkerLink {
   async #syncLater(coordinator: Coordinator, location: string, delayMs: number): Promise<void> {
     if (this.#laterScheduled) return
     this.#laterScheduled = true
-    await new Promise((resolve) => setTimeout(resolve, delayMs))
+    // "Now" is the next turn of the event loop: setImmediate where the runtime has it (a 0 ms setTimeout waits
+    // at least 1 ms on Node, and runs before or after I/O callbacks depending on when it was armed).
+    const immediate = delayMs === 0 ? (globalThis as { setImmediate?: (run: () => void) => unknown }).setImmediate : undefined
+    await new Promise<void>((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, delayMs)))
     this.#laterScheduled = false
     if (this.#hasPending() || this.#unacknowledged.length > 0) {
       await this.sync(coordinator, location, this.options.clock()).catch(() => {})
