@@ -13,7 +13,7 @@
 // check that each case took the path it is named after, and that a repeat request calls neither.
 import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
-import { dist } from './lib.mjs'
+import { benchRoomOptions, dist } from './lib.mjs'
 
 const kind = process.argv[2]
 const originUrl = process.argv[3]
@@ -64,16 +64,7 @@ switch (kind) {
   case 'room-full': {
     const { waitingRoom } = await dist('src/room/middleware.js')
     const open = kind === 'room-open'
-    const middleware = waitingRoom({
-      secret: SECRET,
-      totalActiveUsers: open ? HUGE : 1,
-      newUsersPerMinute: open ? HUGE : 1,
-      // The one admitted user must hold the room for the whole run; queued tickets stay "too early" for minutes.
-      sessionDurationMinutes: open ? 5 : 30,
-      refreshIntervalSeconds: open ? 20 : 300,
-      queueingStatusCode: 202,
-      coordinator: await countingMemoryCoordinator(),
-    })
+    const middleware = waitingRoom(benchRoomOptions(open, SECRET, await countingMemoryCoordinator()))
     room = middleware.room
     app = new Hono().use(middleware).get('/', ok)
     break

@@ -7,14 +7,13 @@
 //   bun bench/inproc.mjs …          deno run -A bench/inproc.mjs …
 //   BENCH_DIST=/tmp/patched node bench/inproc.mjs        (another build)
 import { Hono } from 'hono'
-import { dist, median, option, round } from './lib.mjs'
+import { benchRoomOptions, dist, median, option, round } from './lib.mjs'
 
 const argv = globalThis.Deno ? ['', '', ...globalThis.Deno.args] : process.argv
 const ROUNDS = Number(option(argv, 'rounds', '5'))
 const REQUESTS = Number(option(argv, 'requests', '4000'))
 const IN_FLIGHT = Number(option(argv, 'in-flight', '50'))
 const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
-const HUGE = 10_000_000
 const URL_ = 'http://127.0.0.1:8080/'
 const HEADERS = { 'user-agent': 'wrk', accept: '*/*' }
 
@@ -24,15 +23,7 @@ const ok = (c) => c.text('ok')
 const roomApp = (open) =>
   new Hono()
     .use(
-      waitingRoom({
-        secret: SECRET,
-        totalActiveUsers: open ? HUGE : 1,
-        newUsersPerMinute: open ? HUGE : 1,
-        sessionDurationMinutes: open ? 5 : 30,
-        refreshIntervalSeconds: open ? 20 : 300,
-        queueingStatusCode: 202,
-        coordinator: memoryCoordinator(),
-      }),
+      waitingRoom(benchRoomOptions(open, SECRET, memoryCoordinator())),
     )
     .get('/', ok)
 const get = (app, cookie) => app.fetch(new Request(URL_, { headers: cookie ? { ...HEADERS, cookie } : HEADERS }))

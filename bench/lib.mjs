@@ -108,3 +108,20 @@ export function option(argv, name, fallback) {
   const at = argv.indexOf(`--${name}`)
   return at === -1 || at + 1 >= argv.length ? fallback : argv[at + 1]
 }
+
+/**
+ * The room of the flood-path benches: `open` admits everyone (a new user always finds a place); full has one
+ * place, held by one admitted user for the whole run, so queued tickets stay "too early" for minutes.
+ */
+export function benchRoomOptions(open, secret, coordinator) {
+  const everyone = 10_000_000
+  return {
+    secret,
+    totalActiveUsers: open ? everyone : 1,
+    newUsersPerMinute: open ? everyone : 1,
+    sessionDurationMinutes: open ? 5 : 30,
+    refreshIntervalSeconds: open ? 20 : 300,
+    queueingStatusCode: 202,
+    coordinator,
+  }
+}

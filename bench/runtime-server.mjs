@@ -16,11 +16,10 @@
 import { Hono } from 'hono'
 import { getSignedCookie } from 'hono/cookie'
 import { jwt } from 'hono/jwt'
-import { dist } from './lib.mjs'
+import { benchRoomOptions, dist } from './lib.mjs'
 
 const kind = (globalThis.Deno ? globalThis.Deno.args : process.argv.slice(2))[0]
 export const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
-const HUGE = 10_000_000
 
 // Counted in the server: coordinator methods (a repeat request of an admitted user must call none).
 const calls = { increment: 0, sync: 0, takeSlot: 0 }
@@ -55,16 +54,7 @@ switch (kind) {
   case 'room-full': {
     const { waitingRoom } = await dist('src/room/middleware.js')
     const open = kind === 'room-open'
-    const middleware = waitingRoom({
-      secret: SECRET,
-      totalActiveUsers: open ? HUGE : 1,
-      newUsersPerMinute: open ? HUGE : 1,
-      // The one admitted user holds the full room for the whole run; queued tickets stay "too early" for minutes.
-      sessionDurationMinutes: open ? 5 : 30,
-      refreshIntervalSeconds: open ? 20 : 300,
-      queueingStatusCode: 202,
-      coordinator: await countingMemoryCoordinator(),
-    })
+    const middleware = waitingRoom(benchRoomOptions(open, SECRET, await countingMemoryCoordinator()))
     room = middleware.room
     app = new Hono().use(middleware).get('/', ok)
     break

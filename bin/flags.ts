@@ -47,7 +47,7 @@ export const FLAGS: readonly Flag[] = [
     env: ['WR_TRUST_PROXY'],
     kind: 'string',
     defaultText: 'none',
-    help: 'believe X-Forwarded-* from this many proxies in front, or from these addresses/CIDR ranges (e.g. 10.0.0.0/8,::1)',
+    help: 'believe X-Forwarded-*, Forwarded, X-Real-IP and the other forwarding headers from this many proxies in front, or from these addresses/CIDR ranges (e.g. 10.0.0.0/8,::1); without it they are replaced or dropped',
   },
   { name: 'total-active-users', value: '<n>', env: ['WR_TOTAL_ACTIVE_USERS'], kind: 'integer', min: 1, max: 10_000_000, unit: 'users', defaultText: '200', help: 'users allowed on the site at once', option: 'totalActiveUsers' },
   { name: 'new-users-per-minute', value: '<n>', env: ['WR_NEW_USERS_PER_MINUTE'], kind: 'integer', min: 1, max: 10_000_000, unit: 'users', defaultText: '200', help: 'users allowed to enter in any one minute', option: 'newUsersPerMinute' },

@@ -56,7 +56,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
   const middleware: MiddlewareHandler<E & WaitingRoomEnv> = async function waitingRoom(c, next) {
     // Another room decides, the room does not cover it, its admin API answers it, or a bypass rule matches.
     const now = room.o.clock()
-    const stepping = stepAside(room, handle, c, now)
+    const stepping = stepAside(room, c, now)
     const aside = stepping instanceof Promise ? await stepping : stepping
     if (aside === 'other-room') return passThrough(c, next)
     if (aside !== undefined) {

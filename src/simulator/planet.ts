@@ -41,15 +41,18 @@ export function planetScenario(shape: PlanetShape = {}, overrides: Overrides = {
   const visitSeconds = 120
   const peakRate = (2 * limit) / minutesCounted(visitSeconds, 1)
   const minutes = rampMinutes + 4
+  // The description names the lag and sync the run will have, overridden or not.
+  const lagMs = overrides.lagMs ?? 5000
+  const syncIntervalMs = overrides.syncIntervalMs ?? 2000
   return parseScenario({
     name: 'planet',
-    description: `${count} locations (Pareto shares) × ${shape.workers ?? 4} workers; 5 s lag, 2 s sync; demand ramps to 2× the limit ${limit}`,
+    description: `${count} locations (Pareto shares) × ${shape.workers ?? 4} workers; ${lagMs / 1000} s lag, ${syncIntervalMs / 1000} s sync; demand ramps to 2× the limit ${limit}`,
     seed,
     minutes,
     tickMs: 250,
     locations: names.map((name) => ({ name, workers: shape.workers ?? 4 })),
-    lagMs: 5000,
-    syncIntervalMs: 2000,
+    lagMs,
+    syncIntervalMs,
     room: { totalActiveUsers: limit, newUsersPerMinute: limit, sessionDurationMinutes: 1, refreshIntervalSeconds: 20 },
     visit: { seconds: visitSeconds, spreadSeconds: 30, requestEverySeconds: 30 },
     arrivals: names.flatMap((name, i) => perMinute(name, 0, minutes, (m) => shares[i]! * peakRate * Math.min(1, (m + 0.5) / rampMinutes))),

@@ -6,7 +6,6 @@
  * coverage rule or the rules' first load is asynchronous, so the common path adds no await.
  */
 import type { Context } from 'hono'
-import type { RoomHandle } from '../decision.ts'
 import { answeredByAdmin, anyAdmin, warnTokenDecided } from '../admin-routes.ts'
 import { deciderOf } from '../registry.ts'
 import type { Room } from '../room.ts'
@@ -17,16 +16,16 @@ import type { Room } from '../room.ts'
  */
 export type Aside = 'other-room' | 'bypass' | undefined
 
-export function stepAside(room: Room, handle: RoomHandle, c: Context, now: number): Aside | Promise<Aside> {
+export function stepAside(room: Room, c: Context, now: number): Aside | Promise<Aside> {
   const decider = deciderOf(c, room)
   if (decider !== undefined && decider !== room) return 'other-room'
   const covered = room.covers ? room.covers(c) : true
-  if (covered === true) return afterCoverage(room, handle, c, now)
+  if (covered === true) return afterCoverage(room, c, now)
   if (covered === false) return 'bypass'
-  return covered.then((yes) => (yes ? afterCoverage(room, handle, c, now) : 'bypass'))
+  return covered.then((yes) => (yes ? afterCoverage(room, c, now) : 'bypass'))
 }
 
-function afterCoverage(room: Room, handle: RoomHandle, c: Context, now: number): Aside | Promise<Aside> {
+function afterCoverage(room: Room, c: Context, now: number): Aside | Promise<Aside> {
   // The admin API (of any room) is never queued, mounted before or after; nothing is read until one exists.
   if (anyAdmin() && answeredByAdmin(c)) return 'bypass'
   // Runtime bypass rules: nothing to evaluate, and no await, unless rules exist.
