@@ -20,7 +20,9 @@
  * Then it flushes: a proxy reports its counts in the background after requests, so the last requests'
  * counts may sit in a proxy until another request comes. For `flushMs` it sends each proxy, once a second, a
  * queued user's check-in that is too early (before that user's refresh interval is over): the room
- * answers those without counting or deciding anything, but they trigger the proxy's report.
+ * answers those without counting or deciding anything, but they trigger the proxy's report. When no queued
+ * ticket is still too early (the head of the line is asked back within seconds), it waits out `flushMs`
+ * instead: each proxy's own timer reports what is pending within one sync interval.
  *
  * Prints one JSON line with what it saw, then exits. Exits when the runner goes away.
  */
@@ -273,8 +275,11 @@ async function flush() {
     tooEarly.sort((a, b) => b.until - a.until)
     const poke = tooEarly[0]
     if (!poke || poke.until < now + 500) {
-      ok = false
-      anomaly(`flush: no queued ticket still too early at +${now - started} ms`)
+      // No ticket whose check-in is still free: the head of the line is asked back within seconds of a minute's
+      // start (issue 15), so near the end every queued user may be due. The proxies' own timers report what is
+      // pending within one sync interval of their last decision; the flush time covers it.
+      seen.flush.waited = true
+      await sleep(end - Date.now())
       break
     }
     await Promise.all(
