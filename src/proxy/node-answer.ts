@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from 'hono'
+import { ALREADY_SENT_HEADER } from '../room/execution.ts'
 
 /** Statuses whose responses have no body. */
 export const NULL_BODY = new Set([204, 205, 304])
@@ -36,7 +37,7 @@ export function answerDirectly(response: IncomingMessage, outgoing: ServerRespon
  * node-server's lightweight Response (when it replaced the global one) into the real one node-server checks.
  */
 export function alreadySent(): Response {
-  const sent = new Response(null, { headers: { 'x-hono-already-sent': 'true' } })
+  const sent = new Response(null, { headers: { [ALREADY_SENT_HEADER]: 'true' } })
   void sent.body
   return sent
 }

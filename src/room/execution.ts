@@ -5,6 +5,13 @@
  */
 import type { Context } from 'hono'
 
+/**
+ * @hono/node-server's mark on an answer its handler already wrote to the socket (its RESPONSE_ALREADY_SENT
+ * carries this header and no body): the room adds nothing to such an answer, and the proxy's Node transport
+ * returns one.
+ */
+export const ALREADY_SENT_HEADER = 'x-hono-already-sent'
+
 /** The request's `waitUntil`, or undefined on runtimes without an execution context. */
 export function waitUntilOf(c: Context): ((promise: Promise<unknown>) => void) | undefined {
   // @hono/node-server has no execution context, and asking Hono for one throws: an Error with its stack

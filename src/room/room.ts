@@ -22,15 +22,12 @@ import { coverageCheck } from './coverage.ts'
 import { claimCookie, type RegisteredRoom } from './registry.ts'
 import { legacyRoutes, routeScorer } from './routes.ts'
 import type { RoomHandle } from './decision.ts'
-import { waitUntilOf, deferTo } from './execution.ts'
+import { ALREADY_SENT_HEADER, waitUntilOf, deferTo } from './execution.ts'
 import { RoomMetrics } from './metrics.ts'
 import { RuleSource } from '../rules/store.ts'
 import { settleWithin } from '../coordination/timeout.ts'
 import type { ResolvedOptions } from './options.ts'
 import { sealedTag } from '../coordination/session-epoch.ts'
-
-/** @hono/node-server's mark on an answer its handler already wrote to the socket (RESPONSE_ALREADY_SENT). */
-const ALREADY_SENT = 'x-hono-already-sent'
 
 /** A queued ticket outlives this many refresh intervals after its last check-in. */
 const QUEUED_TICKET_CHECK_INS = 3
@@ -185,7 +182,7 @@ export class Room implements RegisteredRoom {
     this.#setCookies.delete(c)
     const headers = c.res.headers
     // Written to the socket already by the handler (the proxy's Node transport writes the ticket itself).
-    if (headers.has(ALREADY_SENT)) return
+    if (headers.has(ALREADY_SENT_HEADER)) return
     if (!headers.getSetCookie().includes(cookie)) c.header('Set-Cookie', cookie, { append: true })
   }
 
