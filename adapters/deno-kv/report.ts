@@ -11,7 +11,7 @@
  * (a retry, applied before: done) or once keys (another report won them: left out, committed again).
  */
 import { WaitingRoomError } from '../../src/errors.ts'
-import { onceRetentionMinutes, type WorkerReport } from '../../src/coordination/state.ts'
+import { lostMinuteIn, onceRetentionMinutes, type WorkerReport } from '../../src/coordination/state.ts'
 import type { RoomKeys } from './keys.ts'
 import { DRIVER_NAME, MAX_GET_MANY, MAX_MUTATIONS, retryBusy, type KvKey, type KvLike } from './kv.ts'
 
@@ -89,6 +89,9 @@ async function applyChunk(kv: KvLike, keys: RoomKeys, report: WorkerReport, chun
         for (const [field, delta] of Object.entries(report.once![key]!)) add(field, delta)
       }
       for (const [field, total] of sums) if (total !== 0) op.sum(keys.field(report.location, field), toU64(field, total))
+      // A loss mark moves the room's lost minute in the same commit: grants check it (counters.ts).
+      const lost = lostMinuteIn(Object.fromEntries(sums))
+      if (lost !== undefined) op.max(keys.lost, BigInt(lost))
       return op.commit()
     }
     // Committing again while the file is busy is safe: the same checks still guard it.
