@@ -81,9 +81,17 @@ export function roomEpoch(s: Statements, roomId: string, report: WorkerReport, m
  * Advances the room's generation for this sync (`nextGeneration`): a report that saw a later generation of this
  * epoch than the file holds finds an older copy put back, and the room is marked recovering in this transaction.
  */
-export function advanceGeneration(s: Statements, roomId: string, report: WorkerReport, epoch: RoomEpoch, applied: boolean): number {
+export function advanceGeneration(s: Statements, roomId: string, report: WorkerReport, epoch: RoomEpoch, applied: boolean, marker?: EpochMarker): number {
   const current = (s.readGeneration.get(roomId) as Row<{ generation: number }>)?.generation ?? 0
-  const { generation, restored } = nextGeneration(current, report, epoch.id, applied && changesState(report))
+  // The marker beside the file remembers the highest generation of this epoch a process on the path saw: a
+  // sighting of its own, so a process starting on a restored copy notices before any worker or ticket tells it.
+  const remembered = marker?.generation(roomId, epoch.id)
+  const seen = report.seen
+  const judged =
+    remembered !== undefined && remembered > current && !(seen?.epoch === epoch.id && seen.generation >= remembered)
+      ? { ...report, seen: { epoch: epoch.id, generation: remembered } }
+      : report
+  const { generation, restored } = nextGeneration(current, judged, epoch.id, applied && changesState(report))
   if (restored) addDeltas(s, roomId, report.location, { [lostStateField(minuteOf(report.at))]: 1 })
   if (generation !== current) s.writeGeneration.run(roomId, generation)
   return generation
