@@ -15,6 +15,10 @@
  * restart or an eviction loses no admitted user, and every change arms an alarm that exchanges with the
  * global object within the exchange interval — so other locations learn of it even if no worker of this
  * location ever reports again. What the alarm needs (room, location, route) is kept in storage too.
+ *
+ * The room's latest loss mark (`R{m}`) this object knows — from its own reports at once, from other colos' in the
+ * global view of its syncs — is kept in storage too, and every grant it makes or asks `room:*` for is refused
+ * while the room recovers (`refusesWhileRecovering`).
  */
 import { DurableObject } from 'cloudflare:workers'
 import { MINUTE_MS, minuteOf } from '../../src/clock.ts'
