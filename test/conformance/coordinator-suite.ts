@@ -205,6 +205,32 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
       expect((await slot('SJC', BASE_MINUTE + 16, 'past-later-mark', 6)).admitted).toBe(true)
     })
 
+    it('generated orders of loss marks and grants from several locations: a grant is refused exactly while a mark so far covers its minute', async () => {
+      for (const seed of [14, 1404, 90210]) {
+        const random = seeded(seed)
+        const pick = <T,>(items: T[]): T => items[Math.floor(random() * items.length)]!
+        const roomId = room(`recovering-${seed}`)
+        const locations = ['SJC', 'LHR', 'NRT']
+        let minute = BASE_MINUTE
+        let lost: number | undefined
+        for (let step = 0; step < 24; step++) {
+          minute += pick([0, 0, 1, 2])
+          if (random() < 0.25) {
+            // A worker of some location marks a loss in this minute or the one before.
+            const marked = minute - pick([0, 1])
+            await coordinator.sync(report(roomId, pick(locations), minute * 60_000 + step, { [`R${marked}`]: 1 }))
+            lost = Math.max(lost ?? marked, marked)
+            if (harness.marksReachLocationsOnExchange) await propagate(coordinator, roomId, locations, minute * 60_000 + step + 1)
+            continue
+          }
+          const window = pick([0, 1, 3, 6])
+          const asked = await takeSlot(coordinator, { roomId, location: pick(locations), minute, localLimit: 1000, anywhereLimit: 1000, token: `g${step}`, recoveryMinutes: window })
+          const refused = lost !== undefined && window > 0 && minute <= lost + window
+          expect({ step, admitted: asked.admitted, recovering: asked.recovering === true }).toEqual({ step, admitted: !refused, recovering: refused })
+        }
+      }
+    }, 120_000)
+
     it('merges reports of several workers per location and answers with every location', async () => {
       const roomId = room('merge')
       await coordinator.sync(report(roomId, 'NBO', BASE_MS, { [`a${BASE_MINUTE}`]: 100, [`w${BASE_MINUTE}.${BASE_MINUTE - 2}`]: 2 }))
