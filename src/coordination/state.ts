@@ -18,7 +18,8 @@
  *            names the ticket only — the same across renewals, old cookies, workers and locations — so the
  *            decrement and the marker apply once per room (see {@link WorkerReport.once}).
  * - `R{m}`   a worker saw the room's state lost or replaced (a new epoch) in minute m: the room counts as
- *            full until every session admitted before the loss has expired.
+ *            full until every session admitted before the loss has expired. Adapters also keep the latest such
+ *            m beside the state (written with the mark) for their grants to read (`refusesWhileRecovering`).
  */
 
 /** The counts one location holds, plus when they were last changed. */
