@@ -141,10 +141,12 @@ async function askForSlot(
           localPreviousReported: snapshot.takenLastMinute.locations[location] ?? 0,
           anywherePreviousReported: snapshot.takenLastMinute.anywhere,
           token: ticketId,
+          recoveryMinutes: o.failMode === 'closed' ? s.sessionDurationMinutes + 1 : 0, // the counter refuses as the snapshot would
         })
         asked.result = await withTimeout(slot, o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'
+        else if (asked.result.recovering) asked.reason = 'recovering' // a loss marked since this worker's last sync
         if (counterWentBack(reported, asked.result)) {
           // The counter has fewer grants than this worker saw reported: the backend lost its state. The slot
           // just taken stays counted (an over-count), but nobody is let in on a count that forgot the room.
