@@ -14,7 +14,7 @@ import { listen, type Listening } from './listen.ts'
 import { isMissingPackage, loadNodeServer, missingPackageError } from './lazy-import.ts'
 import { loadRedisCoordinator, redactUrl } from './redis-store.ts'
 import { loadStoreCoordinator } from './store.ts'
-import { withAdmin } from './admin-mount.ts'
+import { underAdminPath, withAdmin } from './admin-mount.ts'
 
 export const PROXY_USAGE = `Usage: hono-waiting-room [proxy] --origin <url> [flags]
 
@@ -78,10 +78,14 @@ export async function startProxy(config: ProxyConfig): Promise<Listening> {
     throw error
   }
   // The admin API answers first at its path: never queued by the room, never forwarded to the origin.
-  if (config.admin) app = withAdmin(app, config.admin, config.publicHosts) as typeof app
+  const { fastPath } = app
+  const admin = config.admin
+  if (admin) app = withAdmin(app, admin, config.publicHosts) as typeof app
   let server: Listening
   try {
-    server = await listen(app.fetch, config.port, config.host, { upgrades: true })
+    // The fast path never takes a path that may read as the admin's: the admin app answers those.
+    const isReserved = admin && ((path: string) => underAdminPath(path, admin.path))
+    server = await listen(app.fetch, config.port, config.host, { upgrades: true, fastPath, isReserved })
   } catch (error) {
     await backend.close()
     throw error

@@ -9,9 +9,13 @@
  * it may ask for (./hosts.ts) *before* the room runs — the room reads X-Forwarded-Proto for its cookie's
  * Secure flag — then the room decides, then an admitted request goes to the origin.
  */
-import { Hono, type Context, type MiddlewareHandler } from 'hono'
+import { Context, Hono, type MiddlewareHandler } from 'hono'
 import type { StatusCode } from 'hono/utils/http-status'
 import { waitingRoom, type RoomHandle, type WaitingRoomVariables } from '../room/middleware.ts'
+import { registeredRoomOf } from '../room/registry.ts'
+import type { Room } from '../room/room.ts'
+import { applyOriginCommand } from '../room/pipeline/origin-command.ts'
+import { fastForward, fetchRequestView, type FastSetup } from './fast.ts'
 import { WaitingRoomError } from '../errors.ts'
 import type { WaitingRoomOptions } from '../room/options.ts'
 import { clientResponseHeaderList, clientResponseHeaders, headerListOf, originRequestHeaderObject, originRequestHeaders, withRoomHeaders } from './headers.ts'
@@ -50,6 +54,20 @@ export interface ProxyOptions {
   fetch?: typeof fetch | undefined
   /** Told about each failed origin request (502/504). Default: one `console.error` line. */
   onOriginError?: ((error: unknown, request: Request) => void) | undefined
+  /**
+   * Forward an admitted user's request without running the whole app when the room has nothing else to do
+   * for it (./fast.ts): the same answer, less work. `false` runs every request through the app (the
+   * differential test compares the two). Default true.
+   */
+  fastPath?: boolean | undefined
+}
+
+/** What a server needs to run the fast path below the app (the Node listener, ./node-fast.ts). */
+export interface ProxyFastPath {
+  setup: FastSetup
+  transport: OriginTransport
+  timeoutMs: number
+  onOriginError: (error: unknown, request: Request) => void
 }
 
 /** The proxy app's variables: the room's decision, and what the proxy concluded about the client. */
@@ -67,7 +85,7 @@ export type ProxyEnv = { Variables: WaitingRoomVariables & { forwarded: Forwarde
  * serve({ fetch: app.fetch, port: 8787 })
  * ```
  */
-export function createProxyApp(options: ProxyOptions): Hono<ProxyEnv> & { readonly room: RoomHandle } {
+export function createProxyApp(options: ProxyOptions): Hono<ProxyEnv> & { readonly room: RoomHandle; readonly fastPath: ProxyFastPath | undefined } {
   const originBase = parseOrigin(options.origin)
   const timeoutMs = options.originTimeoutMs ?? 30_000
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
@@ -78,11 +96,47 @@ export function createProxyApp(options: ProxyOptions): Hono<ProxyEnv> & { readon
   const app = new Hono<ProxyEnv>()
   // Validates the room's options now, so a bad one fails at build time rather than on the first request.
   const room = waitingRoom(options.room ?? {})
-  app.use('*', forwardingGuard(policy, pinned, options.clientAddress ?? (() => undefined)))
+  const clientAddress = options.clientAddress ?? (() => undefined)
+  app.use('*', forwardingGuard(policy, pinned, clientAddress))
   app.use('*', room as unknown as MiddlewareHandler<ProxyEnv>)
-  app.all('*', forwarder(options, originBase, timeoutMs))
+  const forward = forwarder(options, originBase, timeoutMs)
+  app.all('*', forward)
+  const setup: FastSetup = {
+    room: registeredRoomOf(room) as Room,
+    policy,
+    pinned,
+    originBase,
+    originPath: originBase.pathname.replace(/\/$/, ''),
+    keepCommand: (options.room?.enabledOriginCommands ?? []).includes('revoke'),
+    clientAddress,
+  }
+  const fastPath = options.fastPath === false ? undefined : { setup, transport: forward.transport, timeoutMs, onOriginError: forward.onOriginError }
+  if (fastPath) app.fetch = fetchFastPath(setup, forward, app.fetch)
   // The room's handle, so whoever serves the app can flush its counts before shutting down.
-  return Object.assign(app, { room: room.room })
+  return Object.assign(app, { room: room.room, fastPath })
+}
+
+/**
+ * `app.fetch` with the fast path in front (./fast.ts): an admitted request the room has nothing more to
+ * do for is forwarded by the same forwarder, without Hono's routing and the room's pipeline; the origin's
+ * `revoke` is obeyed as the room does after `next()`. Anything else goes to the app.
+ */
+function fetchFastPath(setup: FastSetup, forward: ReturnType<typeof forwarder>, appFetch: Hono['fetch']): Hono['fetch'] {
+  return (request, env, executionCtx) => {
+    const c = new Context<ProxyEnv>(request, { env, executionCtx })
+    const url = request.url
+    const raw = (env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders
+    const fast = fastForward(setup, c, fetchRequestView(request, url, raw))
+    if (!fast) return appFetch(request, env, executionCtx)
+    c.set('forwarded', fast.forwarded)
+    const answered = forward(c)
+    if (!setup.keepCommand) return answered
+    return answered.then((response) => {
+      c.res = response
+      applyOriginCommand(setup.room, c, fast.pass.ticketId, fast.pass.countedMinute, fast.pass.now)
+      return c.res
+    })
+  }
 }
 
 /**
@@ -128,7 +182,7 @@ function forwarder(options: ProxyOptions, originBase: URL, timeoutMs: number) {
   const transport = options.transport ?? fetchTransport({ fetch: options.fetch })
   const onOriginError = options.onOriginError ?? logOriginError
   const keepCommand = (options.room?.enabledOriginCommands ?? []).includes('revoke')
-  return async function forwardToOrigin(c: Context<ProxyEnv>): Promise<Response> {
+  const forwardToOrigin = async (c: Context<ProxyEnv>): Promise<Response> => {
     const forwarded = c.get('forwarded')
     const url = c.req.url
     const upgrade = upgradeOf(c.req.raw.headers)
@@ -180,6 +234,7 @@ function forwarder(options: ProxyOptions, originBase: URL, timeoutMs: number) {
       headers: clientResponseHeaders(response.headers, originBase, proxyBase(), keepCommand),
     })
   }
+  return Object.assign(forwardToOrigin, { transport, onOriginError })
 }
 
 /**
@@ -227,7 +282,7 @@ function logOriginError(error: unknown, request: Request): void {
 }
 
 /** A short answer the user can read, in HTML for browsers and plain text for everything else. */
-function originFailure(c: Context, status: 502 | 504, what: string): Response {
+export function originFailure(c: Context, status: 502 | 504, what: string): Response {
   c.header('Cache-Control', 'no-store')
   c.header('Retry-After', '5')
   if ((c.req.header('accept') ?? '').includes('text/html')) {
