@@ -99,14 +99,15 @@ function pipe(fast: ProxyFastPath, agents: Agents, c: Context, forward: FastForw
     const timedOut = error instanceof OriginTimeout
     void writeResponse(originFailure(c, timedOut ? 504 : 502, timedOut ? 'origin timed out' : 'origin unreachable'), outgoing)
   }
-  outgoing.once('close', () => {
+  // `on`, not `once`: each fires once at most, and a once-wrapper's removal costs per request.
+  outgoing.on('close', () => {
     if (!outgoing.writableFinished) fail(new Error('the client went away'))
   })
-  request.once('finish', () => {
+  request.on('finish', () => {
     if (!settled) timer = setTimeout(() => fail(new OriginTimeout(fast.timeoutMs)), fast.timeoutMs)
   })
-  request.once('error', fail)
-  request.once('response', (response) => {
+  request.on('error', fail)
+  request.on('response', (response) => {
     clearTimeout(timer)
     settled = true
     answerDirectly(response, outgoing, fastClientHeaders(setup, c, forward, response.rawHeaders), method)
