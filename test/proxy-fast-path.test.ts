@@ -18,6 +18,8 @@ import { startProxy } from '../bin/proxy-command.ts'
 import type { ProxyConfig } from '../bin/flags.ts'
 import type { Listening } from '../bin/listen.ts'
 import { TEST_SECRET } from './proxy-servers.ts'
+import { createProxyApp, type OriginTransport } from '../src/proxy/proxy.ts'
+import { nodeTransport } from '../src/proxy/node.ts'
 
 const MINUTE = 60_000
 const RUNS = 120
@@ -84,16 +86,55 @@ function send(base: string, method: string, path: string, headers: string[], bod
   })
 }
 
-/** One proxy of the pair: its origin, and the ticket texts it sealed this run, by kind. */
+/** One proxy of the pair: its origin, how a request reaches it, and the ticket texts it sealed this run, by kind. */
 interface Side {
   origin: Origin
-  proxy: Listening
+  send: (method: string, path: string, headers: string[], body: string | undefined, chunked: boolean) => Promise<Answer>
+  close: () => Promise<void>
+  /** Requests the fast path answered so far. */
+  fast: () => number
   tickets: Map<string, string>
 }
 
-const CONFIGS: { name: string; config: (origin: string, roomId: string) => ProxyConfig }[] = [
+/** The CLI's proxy (`startProxy`: the fast path in the Node listener, below node-server), over a socket. */
+async function cliSide(config: ProxyConfig, origin: Origin, fastPath: boolean): Promise<Side> {
+  let sent = 0
+  let inApp = 0
+  const proxy: Listening = await startProxy(config, { fastPath, onAppRequest: () => inApp++ })
+  const sendOne: Side['send'] = (...args) => (sent++, send(proxy.url, ...args))
+  return { origin, send: sendOne, close: () => proxy.close(), fast: () => sent - inApp, tickets: new Map() }
+}
+
+/** `createProxyApp(...).fetch` given Requests, as Bun.serve, Deno or Workers call it (the fast path in `fetch`). */
+function fetchSide(config: ProxyConfig, origin: Origin, fastPath: boolean): Side {
+  const inner = nodeTransport()
+  let fast = 0
+  // The room's variable is set only when the request went through the app's pipeline.
+  const transport: OriginTransport = { request: (request, c) => (c.get('waitingRoom' as never) || fast++, inner.request(request, c)) }
+  const app = createProxyApp({
+    origin: config.origin!,
+    room: config.room,
+    trustProxy: config.trustProxy,
+    publicHosts: config.publicHosts,
+    clientAddress: () => '127.0.0.1',
+    onOriginError: () => {},
+    transport,
+    fastPath,
+  })
+  const sendRequest: Side['send'] = async (method, path, headers, body) => {
+    const pairs: [string, string][] = []
+    for (let i = 0; i < headers.length; i += 2) pairs.push([headers[i]!, headers[i + 1]!])
+    const host = headers[headers.findIndex((name, i) => i % 2 === 0 && name.toLowerCase() === 'host') + 1]
+    const response = await app.fetch(new Request(`http://${host}${path}`, { method, headers: pairs, body: body ?? null }))
+    return { status: response.status, headers: [...response.headers].map(([name, value]) => [name, value]), body: await response.text() }
+  }
+  return { origin, send: sendRequest, close: async () => {}, fast: () => fast, tickets: new Map() }
+}
+
+const CONFIGS: { name: string; serve: typeof cliSide | typeof fetchSide; config: (origin: string, roomId: string) => ProxyConfig }[] = [
   {
     name: 'CLI with coverage, bypass, admin, pinned hosts, revoke',
+    serve: cliSide,
     config: (origin, roomId) => ({
       origin,
       port: 0,
@@ -117,6 +158,7 @@ const CONFIGS: { name: string; config: (origin: string, roomId: string) => Proxy
   },
   {
     name: 'CLI behind one trusted proxy, every path covered',
+    serve: cliSide,
     config: (origin, roomId) => ({
       origin: `${origin}/base`,
       port: 0,
@@ -126,6 +168,14 @@ const CONFIGS: { name: string; config: (origin: string, roomId: string) => Proxy
       trustProxy: 1,
       room: { roomId, secret: TEST_SECRET, totalActiveUsers: 1_000_000, newUsersPerMinute: 1_000_000, sessionDurationMinutes: 5, clock: () => now },
     }),
+  },
+  {
+    name: 'createProxyApp fetch with coverage, bypass, pinned hosts, revoke',
+    serve: fetchSide,
+    config: (origin, roomId) => {
+      const config = CONFIGS[0]!.config(origin, roomId)
+      return { ...config, admin: undefined }
+    },
   },
 ]
 
@@ -186,25 +236,21 @@ function normalize(text: string, side: Side): string {
   return out.replace(/__wroom=[A-Za-z0-9_-]+\.\.[A-Za-z0-9._-]+/g, '__wroom=<sealed>').replace(/nonce(=\\?"|-)[A-Za-z0-9+/=]+/g, 'nonce$1<nonce>')
 }
 
-describe.each(CONFIGS)('the fast path answers as the whole proxy does: $name', ({ config }) => {
+describe.each(CONFIGS)('the fast path answers as the whole proxy does: $name', ({ config, serve }) => {
   const sides: Side[] = []
-  /** Requests each side's app ran (the rest, on the fast side, the fast path answered). */
-  const appRequests = [0, 0]
 
   beforeAll(async () => {
     // One room id (pages name it); each side's room keeps its own state all the same (its own memory coordinator).
     const roomId = `fast-path-${Math.random().toString(36).slice(2, 8)}`
     for (const fastPath of [true, false]) {
       const origin = await startOrigin()
-      const side = sides.length
-      const proxy = await startProxy(config(origin.url, roomId), { fastPath, onAppRequest: () => appRequests[side]!++ })
-      sides.push({ origin, proxy, tickets: new Map() })
+      sides.push(await serve(config(origin.url, roomId), origin, fastPath))
     }
   })
 
   afterAll(async () => {
     for (const side of sides) {
-      await side.proxy.close()
+      await side.close()
       side.origin.server.closeAllConnections()
       await new Promise((resolve) => side.origin.server.close(resolve))
     }
@@ -215,7 +261,7 @@ describe.each(CONFIGS)('the fast path answers as the whole proxy does: $name', (
     const was = now
     now = at
     for (const side of sides) {
-      const answer = await send(side.proxy.url, 'GET', '/shop/mint', ['Host', 'shop.example'], undefined, false)
+      const answer = await side.send('GET', '/shop/mint', ['Host', 'shop.example'], undefined, false)
       const cookie = answer.headers.find(([name, value]) => name === 'set-cookie' && value!.startsWith('__wroom='))
       if (!cookie) throw new Error(`no ticket: ${answer.status} ${answer.body}`)
       side.tickets.set(kind, cookie[1]!.split(';')[0]!.slice('__wroom='.length))
@@ -241,18 +287,20 @@ describe.each(CONFIGS)('the fast path answers as the whole proxy does: $name', (
           const cookie = value === undefined ? [] : ['Cookie', r.cookieAround ? `a=1; __wroom=${value}; b=2` : `__wroom=${value}`]
           if (value !== undefined && r.ticket === 'forged') side.tickets.set('forged', value)
           const headers = ['Host', r.host, ...cookie, ...r.extra]
-          if (r.body !== undefined && !r.chunked) headers.push('Content-Length', String(Buffer.byteLength(r.body)))
-          if (r.body !== undefined && r.chunked) headers.push('Transfer-Encoding', 'chunked')
+          // A Request takes no GET or HEAD body; a socket does.
+          const body = serve === fetchSide && (r.method === 'GET' || r.method === 'HEAD') ? undefined : r.body
+          if (body !== undefined && !r.chunked) headers.push('Content-Length', String(Buffer.byteLength(body)))
+          if (body !== undefined && r.chunked) headers.push('Transfer-Encoding', 'chunked')
           const path = withAnswer(r.path, r.answer)
           // Twice: the first request opens the ticket (the fast path takes only a remembered one), the second may go fast.
           for (const round of [0, 1]) {
             const before = side.origin.seen.length
-            const inApp = appRequests[i]!
-            const answer = await send(side.proxy.url, r.method, path, headers, r.body, r.chunked)
+            const fastBefore = side.fast()
+            const answer = await side.send(r.method, path, headers, body, r.chunked)
             if (round === 0) continue
             answers.push(answer)
             seen[i] = side.origin.seen.slice(before)
-            if (i === 0 && appRequests[0] === inApp) fastTaken++
+            if (side.fast() > fastBefore) fastTaken++
           }
         }
         const [fast, full] = answers.map((answer, i) => ({
@@ -267,5 +315,6 @@ describe.each(CONFIGS)('the fast path answers as the whole proxy does: $name', (
       { numRuns: RUNS, seed: Number(process.env.FAST_PATH_SEED ?? Date.now() % 100_000) },
     )
     expect(fastTaken).toBeGreaterThan(RUNS / 5)
+    expect(sides[1]!.fast()).toBe(0) // the side without it never took it
   }, 240_000)
 })
