@@ -8,12 +8,13 @@
  * plain path without writing a cookie. Where the servers call it: `createProxyApp`'s `fetch` (./proxy.ts)
  * and the Node listener (./node-fast.ts), below Hono and @hono/node-server.
  */
-import type { Context } from 'hono'
+import { Context } from 'hono'
 import { admittedPass, type AdmittedPass } from '../room/fast-path.ts'
-import { isRevoke, revokeSession } from '../room/pipeline/origin-command.ts'
+import { applyOriginCommand, isRevoke, revokeSession } from '../room/pipeline/origin-command.ts'
 import type { Room } from '../room/room.ts'
 import { CF_COMMAND_HEADER, clientResponseHeaderList, COMMAND_HEADER, originRequestHeaders, type HeaderList } from './headers.ts'
 import type { HostMatcher } from './hosts.ts'
+import type { OriginTransport } from './transport.ts'
 import { resolveForwarded, type Forwarded, type TrustPolicy } from './trust.ts'
 
 /** What the proxy app fixed at build time that the fast path needs. */
@@ -27,6 +28,14 @@ export interface FastSetup {
   /** `--origin-commands revoke`: the origin's command header is the room's to obey. */
   keepCommand: boolean
   clientAddress: (c: Context) => string | undefined
+}
+
+/** What a server needs to run the fast path below the app (the Node listener, ./node-fast.ts). */
+export interface ProxyFastPath {
+  setup: FastSetup
+  transport: OriginTransport
+  timeoutMs: number
+  onOriginError: (error: unknown, request: Request) => void
 }
 
 /** A request as a server sees it before any app runs. */
@@ -123,5 +132,30 @@ export function rawHeaderOf(raw: HeaderList): (name: string) => string | undefin
       value = value === undefined ? raw[i + 1]! : `${value}${name === 'cookie' ? '; ' : ', '}${raw[i + 1]!}`
     }
     return value
+  }
+}
+
+type FetchHandler = (request: Request, env?: unknown, executionCtx?: never) => Response | Promise<Response>
+
+/**
+ * `app.fetch` with the fast path in front (./fast.ts): an admitted request the room has nothing more to
+ * do for is forwarded by the same forwarder, without Hono's routing and the room's pipeline; the origin's
+ * `revoke` is obeyed as the room does after `next()`. Anything else goes to the app.
+ */
+export function fetchFastPath(setup: FastSetup, forward: (c: Context) => Promise<Response>, appFetch: FetchHandler): FetchHandler {
+  return (request, env, executionCtx) => {
+    const c = new Context(request, { env, executionCtx })
+    const url = request.url
+    const raw = (env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders
+    const fast = fastForward(setup, c, fetchRequestView(request, url, raw))
+    if (!fast) return appFetch(request, env, executionCtx)
+    c.set('forwarded', fast.forwarded)
+    const answered = forward(c)
+    if (!setup.keepCommand) return answered
+    return answered.then((response) => {
+      c.res = response
+      applyOriginCommand(setup.room, c, fast.pass.ticketId, fast.pass.countedMinute, fast.pass.now)
+      return c.res
+    })
   }
 }

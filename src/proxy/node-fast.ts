@@ -12,11 +12,11 @@ import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { Context } from 'hono'
 import { hasHeader } from './headers.ts'
-import { fastClientHeaders, fastForward, fastOriginHeaders, rawHeaderOf, type FastForward } from './fast.ts'
+import { fastClientHeaders, fastForward, fastOriginHeaders, rawHeaderOf, type FastForward, type ProxyFastPath } from './fast.ts'
 import { answerDirectly } from './node-answer.ts'
 import { NODE_AGENTS, pipeIncoming, type Agents } from './node.ts'
 import { declaresBody, OriginTimeout } from './transport.ts'
-import { originFailure, type ProxyFastPath } from './proxy.ts'
+import { originFailure } from './failure.ts'
 
 export interface FastListenerOptions {
   /** A path prefix never forwarded (the CLI's `--admin-path`): requests that may read as under it go the whole way. */

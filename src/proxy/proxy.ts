@@ -9,13 +9,13 @@
  * it may ask for (./hosts.ts) *before* the room runs — the room reads X-Forwarded-Proto for its cookie's
  * Secure flag — then the room decides, then an admitted request goes to the origin.
  */
-import { Context, Hono, type MiddlewareHandler } from 'hono'
+import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import type { StatusCode } from 'hono/utils/http-status'
 import { waitingRoom, type RoomHandle, type WaitingRoomVariables } from '../room/middleware.ts'
 import { registeredRoomOf } from '../room/registry.ts'
 import type { Room } from '../room/room.ts'
-import { applyOriginCommand } from '../room/pipeline/origin-command.ts'
-import { fastForward, fetchRequestView, type FastSetup } from './fast.ts'
+import { fetchFastPath, type FastSetup, type ProxyFastPath } from './fast.ts'
+import { logOriginError, originFailure } from './failure.ts'
 import { WaitingRoomError } from '../errors.ts'
 import type { WaitingRoomOptions } from '../room/options.ts'
 import { clientResponseHeaderList, clientResponseHeaders, headerListOf, originRequestHeaderObject, originRequestHeaders, withRoomHeaders } from './headers.ts'
@@ -26,6 +26,7 @@ import { parseTrustProxy, resolveForwarded, type Forwarded, type TrustPolicy, ty
 export type { OriginRequest, OriginResponse, OriginTransport } from './transport.ts'
 export { fetchTransport, OriginTimeout, UnforwardableBody } from './transport.ts'
 export type { Forwarded, TrustProxy } from './trust.ts'
+export type { ProxyFastPath } from './fast.ts'
 
 export interface ProxyOptions {
   /** Base URL of the site behind the room, e.g. `http://127.0.0.1:8080` (a path prefix is kept). Required. */
@@ -60,14 +61,6 @@ export interface ProxyOptions {
    * differential test compares the two). Default true.
    */
   fastPath?: boolean | undefined
-}
-
-/** What a server needs to run the fast path below the app (the Node listener, ./node-fast.ts). */
-export interface ProxyFastPath {
-  setup: FastSetup
-  transport: OriginTransport
-  timeoutMs: number
-  onOriginError: (error: unknown, request: Request) => void
 }
 
 /** The proxy app's variables: the room's decision, and what the proxy concluded about the client. */
@@ -111,32 +104,9 @@ export function createProxyApp(options: ProxyOptions): Hono<ProxyEnv> & { readon
     clientAddress,
   }
   const fastPath = options.fastPath === false ? undefined : { setup, transport: forward.transport, timeoutMs, onOriginError: forward.onOriginError }
-  if (fastPath) app.fetch = fetchFastPath(setup, forward, app.fetch)
+  if (fastPath) app.fetch = fetchFastPath(setup, forward as (c: Context) => Promise<Response>, app.fetch) as Hono['fetch']
   // The room's handle, so whoever serves the app can flush its counts before shutting down.
   return Object.assign(app, { room: room.room, fastPath })
-}
-
-/**
- * `app.fetch` with the fast path in front (./fast.ts): an admitted request the room has nothing more to
- * do for is forwarded by the same forwarder, without Hono's routing and the room's pipeline; the origin's
- * `revoke` is obeyed as the room does after `next()`. Anything else goes to the app.
- */
-function fetchFastPath(setup: FastSetup, forward: ReturnType<typeof forwarder>, appFetch: Hono['fetch']): Hono['fetch'] {
-  return (request, env, executionCtx) => {
-    const c = new Context<ProxyEnv>(request, { env, executionCtx })
-    const url = request.url
-    const raw = (env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders
-    const fast = fastForward(setup, c, fetchRequestView(request, url, raw))
-    if (!fast) return appFetch(request, env, executionCtx)
-    c.set('forwarded', fast.forwarded)
-    const answered = forward(c)
-    if (!setup.keepCommand) return answered
-    return answered.then((response) => {
-      c.res = response
-      applyOriginCommand(setup.room, c, fast.pass.ticketId, fast.pass.countedMinute, fast.pass.now)
-      return c.res
-    })
-  }
 }
 
 /**
@@ -273,28 +243,4 @@ function parseOrigin(origin: string | URL): URL {
     throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option origin: a base URL takes no query or fragment, got ${url.href}`)
   }
   return url
-}
-
-function logOriginError(error: unknown, request: Request): void {
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ''
-  const message = error instanceof Error ? error.message : String(error)
-  console.error(`[hono-waiting-room] proxy: ${request.method} ${new URL(request.url).pathname} failed: ${message}${cause}`)
-}
-
-/** A short answer the user can read, in HTML for browsers and plain text for everything else. */
-export function originFailure(c: Context, status: 502 | 504, what: string): Response {
-  c.header('Cache-Control', 'no-store')
-  c.header('Retry-After', '5')
-  if ((c.req.header('accept') ?? '').includes('text/html')) {
-    const title = what.charAt(0).toUpperCase() + what.slice(1)
-    return c.html(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="10">` +
-        `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>` +
-        `<body style="font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem">` +
-        `<h1>${title}</h1><p>The site behind this waiting room is not answering right now (${status}). ` +
-        `This page retries in a few seconds.</p></body></html>`,
-      status,
-    )
-  }
-  return c.text(`${what} (${status})\n`, status)
 }
