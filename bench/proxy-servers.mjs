@@ -88,7 +88,7 @@ async function serveKind(kind, originUrl) {
   const { getConnInfo } = await import('@hono/node-server/conninfo')
   const { listen } = await dist('bin/listen.js')
   peer = (c) => getConnInfo(c).remote.address
-  const listening = await listen(app.fetch, 0, '127.0.0.1', { upgrades: true })
+  const listening = await listen(app.fetch, 0, '127.0.0.1', { upgrades: true, fastPath: app.fastPath }) // as the CLI serves it
   ready(listening.port)
 }
 

@@ -8,7 +8,10 @@ import type { ServerType } from '@hono/node-server'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { loadNodeServer } from './lazy-import.ts'
+import { createServer } from 'node:http'
 import { proxyUpgrades } from '../src/proxy/node.ts'
+import { fastListener, type FastListenerOptions } from '../src/proxy/node-fast.ts'
+import type { ProxyFastPath } from '../src/proxy/proxy.ts'
 
 export interface Listening {
   /** The port actually bound (useful with port 0). */
@@ -24,6 +27,10 @@ type FetchHandler = (request: Request, env: never) => Response | Promise<Respons
 export interface ListenOptions {
   /** Answer upgrade requests (WebSocket) through `fetch` too, as the proxy app does (src/proxy/node-upgrade.ts). Default false. */
   upgrades?: boolean
+  /** The proxy app's fast path (`createProxyApp(...).fastPath`), run in the request listener before node-server and the app. Default: none. */
+  fastPath?: ProxyFastPath | undefined
+  /** Paths the fast path leaves to the app (the admin path). */
+  isReserved?: FastListenerOptions['isReserved']
 }
 
 export async function listen(fetch: FetchHandler, port: number, host: string, options: ListenOptions = {}): Promise<Listening> {
@@ -34,7 +41,9 @@ export async function listen(fetch: FetchHandler, port: number, host: string, op
       const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EADDRNOTAVAIL' ? 'the address is not on this host' : error.message
       reject(new Error(`cannot listen on ${host}:${port}: ${reason}`, { cause: error }))
     }
-    server = serve({ fetch: fetch as never, port, hostname: host }, (info: AddressInfo) => {
+    const { fastPath, isReserved } = options
+    const createFastServer = fastPath && ((serverOptions: object, listener: never) => createServer(serverOptions, fastListener(fastPath, listener, { isReserved })))
+    server = serve({ fetch: fetch as never, port, hostname: host, ...(createFastServer ? { createServer: createFastServer as never } : {}) }, (info: AddressInfo) => {
       server.off('error', onError)
       const tunnels = options.upgrades ? proxyUpgrades(server as Server, fetch as never) : undefined
       const shownHost = info.family === 'IPv6' ? `[${info.address}]` : info.address

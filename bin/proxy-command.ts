@@ -14,7 +14,7 @@ import { listen, type Listening } from './listen.ts'
 import { isMissingPackage, loadNodeServer, missingPackageError } from './lazy-import.ts'
 import { loadRedisCoordinator, redactUrl } from './redis-store.ts'
 import { loadStoreCoordinator } from './store.ts'
-import { withAdmin } from './admin-mount.ts'
+import { underAdminPath, withAdmin } from './admin-mount.ts'
 
 export const PROXY_USAGE = `Usage: hono-waiting-room [proxy] --origin <url> [flags]
 
@@ -46,8 +46,16 @@ async function openBackend(config: ProxyConfig): Promise<Backend> {
   return { coordinator: undefined, close: async () => {} }
 }
 
+/** How the proxy serves, beyond its flags (tests). */
+export interface StartOptions {
+  /** Run admitted users' requests through the fast path (src/proxy/fast.ts). Default true; the differential test turns it off. */
+  fastPath?: boolean | undefined
+  /** Told of each request the app itself runs (not taken by the fast path below it): tests see which way a request went. */
+  onAppRequest?: (() => void) | undefined
+}
+
 /** Starts the proxy described by `config`; the caller prints and stops it. */
-export async function startProxy(config: ProxyConfig): Promise<Listening> {
+export async function startProxy(config: ProxyConfig, options: StartOptions = {}): Promise<Listening> {
   if (!config.origin) throw new UsageError('missing --origin (or WR_ORIGIN): the base URL of the site behind the room, e.g. http://127.0.0.1:8080')
   const { getConnInfo } = await loadNodeServer()
   const backend = await openBackend(config)
@@ -59,6 +67,7 @@ export async function startProxy(config: ProxyConfig): Promise<Listening> {
       room: coordinator ? { ...config.room, coordinator } : config.room,
       // node:http rather than fetch: the origin gets the client's headers and bytes exactly.
       transport: nodeTransport(),
+      fastPath: options.fastPath,
       trustProxy: config.trustProxy,
       publicHosts: config.publicHosts,
       clientAddress: (c) => {
@@ -78,10 +87,17 @@ export async function startProxy(config: ProxyConfig): Promise<Listening> {
     throw error
   }
   // The admin API answers first at its path: never queued by the room, never forwarded to the origin.
-  if (config.admin) app = withAdmin(app, config.admin, config.publicHosts) as typeof app
+  const { fastPath } = app
+  const admin = config.admin
+  if (admin) app = withAdmin(app, admin, config.publicHosts) as typeof app
   let server: Listening
   try {
-    server = await listen(app.fetch, config.port, config.host, { upgrades: true })
+    // The fast path never takes a path that may read as the admin's: the admin app answers those.
+    const isReserved = admin && ((path: string) => underAdminPath(path, admin.path))
+    const { onAppRequest } = options
+    const served = app
+    const fetch: typeof app.fetch = onAppRequest ? (request, env, ctx) => (onAppRequest(), served.fetch(request, env, ctx)) : app.fetch
+    server = await listen(fetch, config.port, config.host, { upgrades: true, fastPath, isReserved })
   } catch (error) {
     await backend.close()
     throw error

@@ -27,7 +27,7 @@ export function serveProxy(options: ProxyOptions, host = '127.0.0.1'): Promise<L
     ...options,
     room: { secret: TEST_SECRET, ...options.room },
   })
-  return listen(app.fetch, 0, host, { upgrades: true })
+  return listen(app.fetch, 0, host, { upgrades: true, fastPath: app.fastPath })
 }
 
 /** A loopback port nothing listens on: bound once, then released. */

@@ -48,12 +48,13 @@ export interface NodeTransportOptions {
 }
 
 /** The node:http transport; one keep-alive pool per transport. */
-export function nodeTransport(options: NodeTransportOptions = {}): OriginTransport {
+export function nodeTransport(options: NodeTransportOptions = {}): OriginTransport & { readonly [NODE_AGENTS]: Agents } {
   const keepAliveMs = options.keepAliveMs ?? 4000
   if (!Number.isInteger(keepAliveMs) || keepAliveMs < 1) throw new TypeError(`nodeTransport: invalid keepAliveMs ${keepAliveMs}: expected a positive integer of ms`)
   const agentOptions = { keepAlive: true, timeout: keepAliveMs, maxSockets: options.maxSockets ?? Infinity, scheduling: 'lifo' as const }
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) }
   return {
+    [NODE_AGENTS]: agents,
     request: (origin, c) => send(origin, c, agents),
     upgrade(origin, c) {
       const tunnel = (c.env as Record<symbol, Tunnel | undefined> | undefined)?.[TUNNEL]
@@ -62,7 +63,10 @@ export function nodeTransport(options: NodeTransportOptions = {}): OriginTranspo
   }
 }
 
-type Agents = { http: HttpAgent; https: HttpsAgent }
+export type Agents = { http: HttpAgent; https: HttpsAgent }
+
+/** Where a node:http transport keeps its keep-alive pools, for the fast path's listener (./node-fast.ts) to share. */
+export const NODE_AGENTS: unique symbol = Symbol('hono-waiting-room.node-agents')
 
 /**
  * Bodies of known length up to this size are read whole and passed on in one write: a web stream per
@@ -175,7 +179,7 @@ function nodeIncoming(c: Context): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming
 }
 
-function pipeIncoming(incoming: IncomingMessage, request: ReturnType<typeof httpRequest>, fail: (error: unknown) => void): void {
+export function pipeIncoming(incoming: IncomingMessage, request: ReturnType<typeof httpRequest>, fail: (error: unknown) => void): void {
   // A client that goes away mid-upload: the origin request goes too (the proxy then answers 499).
   incoming.once('close', () => {
     if (!incoming.complete) fail(new Error('the client went away mid-upload'))

@@ -12,6 +12,10 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import type { StatusCode } from 'hono/utils/http-status'
 import { waitingRoom, type RoomHandle, type WaitingRoomVariables } from '../room/middleware.ts'
+import { registeredRoomOf } from '../room/registry.ts'
+import type { Room } from '../room/room.ts'
+import { fetchFastPath, type FastSetup, type ProxyFastPath } from './fast.ts'
+import { logOriginError, originFailure } from './failure.ts'
 import { WaitingRoomError } from '../errors.ts'
 import type { WaitingRoomOptions } from '../room/options.ts'
 import { clientResponseHeaderList, clientResponseHeaders, headerListOf, originRequestHeaderObject, originRequestHeaders, withRoomHeaders } from './headers.ts'
@@ -22,6 +26,7 @@ import { parseTrustProxy, resolveForwarded, type Forwarded, type TrustPolicy, ty
 export type { OriginRequest, OriginResponse, OriginTransport } from './transport.ts'
 export { fetchTransport, OriginTimeout, UnforwardableBody } from './transport.ts'
 export type { Forwarded, TrustProxy } from './trust.ts'
+export type { ProxyFastPath } from './fast.ts'
 
 export interface ProxyOptions {
   /** Base URL of the site behind the room, e.g. `http://127.0.0.1:8080` (a path prefix is kept). Required. */
@@ -50,6 +55,12 @@ export interface ProxyOptions {
   fetch?: typeof fetch | undefined
   /** Told about each failed origin request (502/504). Default: one `console.error` line. */
   onOriginError?: ((error: unknown, request: Request) => void) | undefined
+  /**
+   * Forward an admitted user's request without running the whole app when the room has nothing else to do
+   * for it (./fast.ts): the same answer, less work. `false` runs every request through the app (the
+   * differential test compares the two). Default true.
+   */
+  fastPath?: boolean | undefined
 }
 
 /** The proxy app's variables: the room's decision, and what the proxy concluded about the client. */
@@ -67,7 +78,7 @@ export type ProxyEnv = { Variables: WaitingRoomVariables & { forwarded: Forwarde
  * serve({ fetch: app.fetch, port: 8787 })
  * ```
  */
-export function createProxyApp(options: ProxyOptions): Hono<ProxyEnv> & { readonly room: RoomHandle } {
+export function createProxyApp(options: ProxyOptions): Hono<ProxyEnv> & { readonly room: RoomHandle; readonly fastPath: ProxyFastPath | undefined } {
   const originBase = parseOrigin(options.origin)
   const timeoutMs = options.originTimeoutMs ?? 30_000
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
@@ -78,11 +89,24 @@ export function createProxyApp(options: ProxyOptions): Hono<ProxyEnv> & { readon
   const app = new Hono<ProxyEnv>()
   // Validates the room's options now, so a bad one fails at build time rather than on the first request.
   const room = waitingRoom(options.room ?? {})
-  app.use('*', forwardingGuard(policy, pinned, options.clientAddress ?? (() => undefined)))
+  const clientAddress = options.clientAddress ?? (() => undefined)
+  app.use('*', forwardingGuard(policy, pinned, clientAddress))
   app.use('*', room as unknown as MiddlewareHandler<ProxyEnv>)
-  app.all('*', forwarder(options, originBase, timeoutMs))
+  const forward = forwarder(options, originBase, timeoutMs)
+  app.all('*', forward)
+  const setup: FastSetup = {
+    room: registeredRoomOf(room) as Room,
+    policy,
+    pinned,
+    originBase,
+    originPath: originBase.pathname.replace(/\/$/, ''),
+    keepCommand: (options.room?.enabledOriginCommands ?? []).includes('revoke'),
+    clientAddress,
+  }
+  const fastPath = options.fastPath === false ? undefined : { setup, transport: forward.transport, timeoutMs, onOriginError: forward.onOriginError }
+  if (fastPath) app.fetch = fetchFastPath(setup, forward as (c: Context) => Promise<Response>, app.fetch) as Hono['fetch']
   // The room's handle, so whoever serves the app can flush its counts before shutting down.
-  return Object.assign(app, { room: room.room })
+  return Object.assign(app, { room: room.room, fastPath })
 }
 
 /**
@@ -128,7 +152,7 @@ function forwarder(options: ProxyOptions, originBase: URL, timeoutMs: number) {
   const transport = options.transport ?? fetchTransport({ fetch: options.fetch })
   const onOriginError = options.onOriginError ?? logOriginError
   const keepCommand = (options.room?.enabledOriginCommands ?? []).includes('revoke')
-  return async function forwardToOrigin(c: Context<ProxyEnv>): Promise<Response> {
+  const forwardToOrigin = async (c: Context<ProxyEnv>): Promise<Response> => {
     const forwarded = c.get('forwarded')
     const url = c.req.url
     const upgrade = upgradeOf(c.req.raw.headers)
@@ -180,6 +204,7 @@ function forwarder(options: ProxyOptions, originBase: URL, timeoutMs: number) {
       headers: clientResponseHeaders(response.headers, originBase, proxyBase(), keepCommand),
     })
   }
+  return Object.assign(forwardToOrigin, { transport, onOriginError })
 }
 
 /**
@@ -218,28 +243,4 @@ function parseOrigin(origin: string | URL): URL {
     throw new WaitingRoomError('ERR_WR_OPTIONS', `invalid option origin: a base URL takes no query or fragment, got ${url.href}`)
   }
   return url
-}
-
-function logOriginError(error: unknown, request: Request): void {
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ''
-  const message = error instanceof Error ? error.message : String(error)
-  console.error(`[hono-waiting-room] proxy: ${request.method} ${new URL(request.url).pathname} failed: ${message}${cause}`)
-}
-
-/** A short answer the user can read, in HTML for browsers and plain text for everything else. */
-function originFailure(c: Context, status: 502 | 504, what: string): Response {
-  c.header('Cache-Control', 'no-store')
-  c.header('Retry-After', '5')
-  if ((c.req.header('accept') ?? '').includes('text/html')) {
-    const title = what.charAt(0).toUpperCase() + what.slice(1)
-    return c.html(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="10">` +
-        `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>` +
-        `<body style="font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem">` +
-        `<h1>${title}</h1><p>The site behind this waiting room is not answering right now (${status}). ` +
-        `This page retries in a few seconds.</p></body></html>`,
-      status,
-    )
-  }
-  return c.text(`${what} (${status})\n`, status)
 }

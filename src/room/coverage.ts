@@ -181,3 +181,22 @@ export function coverageCheck(options: CoverageOptions): CoverageCheck | undefin
     return when || crawler ? byRule(c) : true
   }
 }
+
+/** Coverage from the method and a path that means one thing everywhere (no `MAY_DIFFER` character in it). */
+export type PlainCoverage = (method: string, plainPath: string) => boolean
+
+/**
+ * {@link coverageCheck}'s answer for a plain path, without the request: the fast path (fast-path.ts) asks
+ * it. Undefined when the answer needs more of the request (hosts, a `when` or crawler rule): the fast path
+ * then steps back. A plain path is routed as sent (Hono decodes only `%`), so its raw and routed forms agree.
+ */
+export function plainCoverage(options: CoverageOptions): PlainCoverage | undefined {
+  const { paths, hosts, bypass, bypassCrawlers } = options
+  if (hosts || bypass?.when || bypassCrawlers) return undefined
+  const pathCovered = paths || bypass?.paths?.length ? pathCoverage(paths, bypass?.paths) : undefined
+  const methods = new Set((bypass?.methods ?? []).map((m) => m.toUpperCase()))
+  return (method, path) => {
+    if (pathCovered && !pathCovered(path, path)) return false
+    return !(methods.size > 0 && methods.has(method === 'HEAD' ? 'GET' : method.toUpperCase()))
+  }
+}

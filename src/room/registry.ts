@@ -50,6 +50,11 @@ export function registerHandler(handler: object, room: RegisteredRoom): void {
   built++
 }
 
+/** The room a middleware function made by `waitingRoom()` runs (the proxy's fast path asks its room directly). */
+export function registeredRoomOf(handler: object): RegisteredRoom | undefined {
+  return roomOfHandler.get(handler)
+}
+
 /** The room that decides `c`; undefined when `room` is alone on it (or not found among the matched handlers). */
 export function deciderOf(c: Context, room: RegisteredRoom): RegisteredRoom | undefined {
   if (built < 2) return undefined

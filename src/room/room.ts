@@ -17,8 +17,8 @@ import { WorkerLink } from '../coordination/worker-link.ts'
 import { HistoryRecorder } from '../history/recorder.ts'
 import { isHttps, requestHeaderOf, serializeCookie, type CookieAttributes } from '../ticket/cookie.ts'
 import { ticketSealerOf } from '../ticket/secret.ts'
-import type { Ticket } from '../ticket/ticket.ts'
-import { coverageCheck } from './coverage.ts'
+import type { Ticket, TicketSealer } from '../ticket/ticket.ts'
+import { coverageCheck, plainCoverage, type PlainCoverage } from './coverage.ts'
 import { claimCookie, type RegisteredRoom } from './registry.ts'
 import { legacyRoutes, routeScorer } from './routes.ts'
 import type { RoomHandle } from './decision.ts'
@@ -68,6 +68,8 @@ export class Room implements RegisteredRoom {
   readonly history: HistoryRecorder
   /** Undefined when the room covers every request. */
   readonly covers: ((c: Context) => boolean | Promise<boolean>) | undefined
+  /** The same answer from the method and a plain path alone; undefined when coverage needs the whole request (fast-path.ts). */
+  readonly plainCovers: PlainCoverage | undefined
   readonly revokeEnabled: boolean
   /** The specificity of the most specific route covering a request (undefined: none), to rank rooms in one app. */
   readonly scoreOf: (c: Context) => number | undefined
@@ -103,14 +105,20 @@ export class Room implements RegisteredRoom {
     const rest = coverageCheck(coverage) // with routes: only the bypass rules
     this.scoreOf = routes ? routeScorer(routes, o.ignorePathCase) : routeScorer(legacyRoutes(coverage.hosts, coverage.paths), true, 'paths', false)
     this.covers = routes ? (c) => this.scoreOf(c) !== undefined && (rest ? rest(c) : true) : rest
+    this.plainCovers = routes ? undefined : plainCoverage(coverage)
     this.sharesApp = routes !== undefined || o.compatibility === 'cloudflare'
     claimCookie(this)
     const retentionMinutes = o.analyticsRetentionDays * 24 * 60
     this.history = new HistoryRecorder({ roomId: o.roomId, retentionMinutes, flushIntervalMs: HISTORY_FLUSH_INTERVAL_MS, clock: o.clock })
     this.revokeEnabled = o.enabledOriginCommands.includes('revoke')
     this.#cookie = { sameSite: o.sameSite, secure: o.secure, domain: o.cookieDomain, partitioned: o.cookiePartitioned }
-    this.sealerOf = ticketSealerOf(o.roomId, o.secret)
+    const sealerOf = ticketSealerOf(o.roomId, o.secret)
+    this.sealerOf = (c) => (this.knownSealer = sealerOf(c))
+    if (o.secret) this.knownSealer = sealerOf(undefined as never) // fixed by the options: the request plays no part
   }
+
+  /** The ticket sealer once the first request (or the options) fixed it: the fast path reads no environment. */
+  knownSealer: TicketSealer | undefined
 
   coordinatorOf(c: Context): Coordinator {
     return this.#fixedCoordinator ?? (this.o.coordinator as (c: Context) => Coordinator)(c)
@@ -188,7 +196,11 @@ export class Room implements RegisteredRoom {
 
   /** The ticket cookie's header value (an empty value with max-age 0 clears it). */
   cookie(c: Context, value: string, maxAgeSeconds: number): string {
-    const https = isHttps(c.req.url, forwardedProtoOf(c))
+    return this.cookieFor(isHttps(c.req.url, forwardedProtoOf(c)), value, maxAgeSeconds)
+  }
+
+  /** {@link cookie} for a request whose scheme the caller already knows. */
+  cookieFor(https: boolean, value: string, maxAgeSeconds: number): string {
     return serializeCookie(this.o.cookieName, value, maxAgeSeconds, this.#cookie, https)
   }
 

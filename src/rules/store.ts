@@ -62,6 +62,11 @@ export class RuleSource {
     return this.#compiled.length === 0 ? undefined : this.#match(c)
   }
 
+  /** True when {@link matchOf} would answer undefined at `now` without loading, waiting or reading the request: no rules, none due. */
+  noneNow(now: number): boolean {
+    return this.#loaded && !this.#loading && now - this.#lastLoadAt < this.#refreshMs && this.#compiled.length === 0
+  }
+
   #match(c: Context): string | undefined {
     if (this.#compiled.length === 0) return undefined
     const facts = factsOf(c, this.#sources)

@@ -65,14 +65,23 @@ export function applyOriginCommand(room: Room, c: Context, ticketId: string, cou
   const response = new Response(c.res.body, c.res) // origin headers may be immutable (a fetch Response)
   response.headers.delete(COMMAND_HEADER)
   response.headers.delete(CF_COMMAND_HEADER)
-  if (command?.trim().toLowerCase() === 'revoke') {
-    const location = room.locationOf(c)
-    // The marker is dated by the revocation, not the session: it stays as long as any cookie of the ticket may.
-    room.link.recordOnce(location, revocationKey(ticketId), { [activeField(countedMinute)]: -1, [revokedField(minuteOf(now), ticketId)]: 1 })
-    room.report(c, location, now)
-    room.metrics.revocations++
-    response.headers.append('Set-Cookie', room.cookie(c, '', 0))
-  }
+  if (isRevoke(command)) response.headers.append('Set-Cookie', revokeSession(room, c, ticketId, countedMinute, now))
   c.res = undefined as never // replace rather than merge: Hono merges headers into a set response
   c.res = response
+}
+
+/** Whether a command header's value (Fetch-joined) is `revoke`. */
+export const isRevoke = (command: string | null | undefined): boolean => command?.trim().toLowerCase() === 'revoke'
+
+/**
+ * Ends the session of `ticketId` (counted in `countedMinute`) on the origin's command, and returns the
+ * Set-Cookie that clears it; `https` when the caller knows the scheme without the request (the proxy's fast path).
+ */
+export function revokeSession(room: Room, c: Context, ticketId: string, countedMinute: number, now: number, https?: boolean): string {
+  const location = room.locationOf(c)
+  // The marker is dated by the revocation, not the session: it stays as long as any cookie of the ticket may.
+  room.link.recordOnce(location, revocationKey(ticketId), { [activeField(countedMinute)]: -1, [revokedField(minuteOf(now), ticketId)]: 1 })
+  room.report(c, location, now)
+  room.metrics.revocations++
+  return https === undefined ? room.cookie(c, '', 0) : room.cookieFor(https, '', 0)
 }

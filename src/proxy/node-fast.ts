@@ -1,0 +1,125 @@
+/// <reference types="node" />
+/**
+ * @module
+ * The proxy's fast path on Node, below @hono/node-server: the server's request listener asks the proxy
+ * (./fast.ts, which asks the room) whether a request is an admitted user with nothing more to do; if so it
+ * pipes the request to the origin with node:http and the answer back, as the node:http transport does
+ * (./node.ts) — no Request, Context routing, Headers or Response per request. Otherwise, and for every
+ * URL node-server would rewrite, the request goes to node-server's listener and the whole app, unchanged.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { Context } from 'hono'
+import { hasHeader } from './headers.ts'
+import { fastClientHeaders, fastForward, fastOriginHeaders, rawHeaderOf, type FastForward, type ProxyFastPath } from './fast.ts'
+import { answerDirectly } from './node-answer.ts'
+import { NODE_AGENTS, pipeIncoming, type Agents } from './node.ts'
+import { declaresBody, OriginTimeout } from './transport.ts'
+import { originFailure } from './failure.ts'
+
+export interface FastListenerOptions {
+  /** A path prefix never forwarded (the CLI's `--admin-path`): requests that may read as under it go the whole way. */
+  isReserved?: ((path: string) => boolean) | undefined
+}
+
+/** node-server builds the URL from Host and the target as sent only when both look like this; anything else it rewrites (./fast.ts needs them as sent). */
+const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/
+const PLAIN_TARGET = /^\/[!#$&-;=?-[\]_a-z~]*$/
+const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/
+
+/**
+ * `listener` (node-server's, running the proxy app) with the fast path in front. Without a node:http
+ * transport (`nodeTransport()`), the listener itself: the fast path pipes with its keep-alive pools.
+ */
+export function fastListener(fast: ProxyFastPath, listener: RequestListener, options: FastListenerOptions = {}): RequestListener {
+  const agents = (fast.transport as { [NODE_AGENTS]?: Agents })[NODE_AGENTS]
+  if (!agents) return listener
+  return (incoming, outgoing) => {
+    const target = incoming.url ?? ''
+    const host = incoming.headers.host
+    if (!host || !PLAIN_HOST.test(host) || !PLAIN_TARGET.test(target) || DOT_SEGMENT.test(target) || target.includes('#')) return listener(incoming, outgoing)
+    const query = target.indexOf('?')
+    if (options.isReserved?.(query === -1 ? target : target.slice(0, query))) return listener(incoming, outgoing)
+    const proto = (incoming.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'
+    const raw = incoming.rawHeaders
+    const url = `${proto}://${host}${target}`
+    const c = new Context(plainRequest(incoming, url), { env: { incoming, outgoing } })
+    const forward = fastForward(fast.setup, c, { method: incoming.method!, target, host, proto, header: rawHeaderOf(raw) })
+    if (!forward) return listener(incoming, outgoing)
+    pipe(fast, agents, c, forward, incoming, outgoing)
+  }
+}
+
+/**
+ * What the proxy's functions read of a Request (url, method, headers on demand: the `clientAddress`
+ * option, the room's location, the failure page's Accept), without node-server's Request.
+ */
+function plainRequest(incoming: IncomingMessage, url: string): Request {
+  let headers: Headers | undefined
+  return {
+    url,
+    method: incoming.method!,
+    get headers() {
+      if (headers) return headers
+      headers = new Headers()
+      for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!)
+      return headers
+    },
+  } as Request
+}
+
+/** The node:http transport's forwarding (./node.ts `send`), for a request the fast path took. */
+function pipe(fast: ProxyFastPath, agents: Agents, c: Context, forward: FastForward, incoming: IncomingMessage, outgoing: ServerResponse): void {
+  const { setup } = fast
+  const origin = setup.originBase
+  const https = origin.protocol === 'https:'
+  const header = rawHeaderOf(incoming.rawHeaders)
+  const body = declaresBody({ get: (name: string) => header(name) ?? null, has: (name: string) => header(name) !== undefined } as Headers)
+  const list = fastOriginHeaders(setup, forward, incoming.rawHeaders)
+  const method = incoming.method!
+  const request = (https ? httpsRequest : httpRequest)({
+    protocol: origin.protocol,
+    hostname: origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname,
+    port: origin.port,
+    path: forward.path,
+    method,
+    headers: body && !hasHeader(list, 'content-length') ? [...list, 'Transfer-Encoding', 'chunked'] : list,
+    agent: https ? agents.https : agents.http,
+  })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let settled = false
+  const fail = (error: unknown): void => {
+    clearTimeout(timer)
+    request.destroy()
+    if (settled) return
+    settled = true
+    if (outgoing.destroyed || outgoing.headersSent) return // the client left: nobody reads an answer
+    fast.onOriginError(error, c.req.raw)
+    const timedOut = error instanceof OriginTimeout
+    void writeResponse(originFailure(c, timedOut ? 504 : 502, timedOut ? 'origin timed out' : 'origin unreachable'), outgoing)
+  }
+  // `on`, not `once`: each fires once at most, and a once-wrapper's removal costs per request.
+  outgoing.on('close', () => {
+    if (!outgoing.writableFinished) fail(new Error('the client went away'))
+  })
+  request.on('finish', () => {
+    if (!settled) timer = setTimeout(() => fail(new OriginTimeout(fast.timeoutMs)), fast.timeoutMs)
+  })
+  request.on('error', fail)
+  request.on('response', (response) => {
+    clearTimeout(timer)
+    settled = true
+    answerDirectly(response, outgoing, fastClientHeaders(setup, c, forward, response.rawHeaders), method)
+  })
+  if (body) pipeIncoming(incoming, request, fail)
+  else request.end()
+}
+
+async function writeResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+  const text = await response.text()
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, name) => (headers[name] = value))
+  outgoing.writeHead(response.status, { ...headers, 'content-length': String(Buffer.byteLength(text)) })
+  outgoing.end(text)
+}
