@@ -133,7 +133,7 @@ async function askForSlot(
       else if (limits.localLimit > 0 || limits.anywhereLimit > 0) {
         // Read before the slot is taken: a sync while it is in flight may answer a state that holds it already.
         const reported = room.link.takenInState(location, minute)
-        const slot = takeSlot(coordinator, {
+        const request = {
           roomId: o.roomId,
           location,
           minute,
@@ -141,10 +141,13 @@ async function askForSlot(
           localPreviousReported: snapshot.takenLastMinute.locations[location] ?? 0,
           anywherePreviousReported: snapshot.takenLastMinute.anywhere,
           token: ticketId,
-        })
-        asked.result = await withTimeout(slot, o.coordinatorTimeoutMs, coordinator.name)
+        }
+        // A new user whom a refusal this minute already answers costs no coordinator call (refusals.ts).
+        if (!ticket && room.refusals.refuses(location, minute, request)) return asked
+        asked.result = await withTimeout(takeSlot(coordinator, request), o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'
+        else room.refusals.note(location, minute, request)
         if (counterWentBack(reported, asked.result)) {
           // The counter has fewer grants than this worker saw reported: the backend lost its state. The slot
           // just taken stays counted (an over-count), but nobody is let in on a count that forgot the room.
