@@ -1,0 +1,71 @@
+/**
+ * @module
+ * A queue answer the room builds whole (the queue page with its headers), made without Fetch `Headers` when
+ * nothing else is on the context. Hono turns every `c.header()` and every answer with more than one header into
+ * a `Headers` object, and under a flood those were a large share of the page's cost (issue 16): @hono/node-server
+ * writes a `Response` whose headers are a plain record straight to the socket (a `Headers` is copied into one
+ * first), and Bun and Deno build their native headers from a record in one step. The answer is the same either
+ * way — status, headers (names in lower case, in the sorted order a `Headers` lists them), body —
+ * test/queue-answer.test.ts compares the two over node-server and the Web `Response`.
+ */
+import type { Context } from 'hono'
+
+/** The headers of a queue answer, names in lower case. A value list is one header line per value (Set-Cookie). */
+export type AnswerHeaders = Record<string, string | string[] | undefined>
+
+export interface Answer {
+  status: number
+  headers: AnswerHeaders
+  body: string
+}
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>
+
+/**
+ * True when an answer made by Hono here would carry nothing but what it is given: no header set earlier on the
+ * context (another middleware's `c.header()` before its `next()`, or `c.res` touched) and no answer made yet.
+ * Asked through Hono's own public `c.body`, which merges exactly those into what it answers.
+ */
+export function contextIsBare(c: Context): boolean {
+  if (c.finalized) return false
+  const probe = c.body(null, undefined, NO_HEADERS)
+  for (const _ of probe.headers) return false
+  return true
+}
+
+/** Sets each header on the context with `c.header()` (a value list appended line by line), for Hono to answer with. */
+export function setHeaders(c: Context, headers: AnswerHeaders): void {
+  for (const name of Object.keys(headers).sort()) {
+    const value = headers[name]
+    if (value === undefined) continue
+    if (typeof value === 'string') c.header(name, value)
+    else for (const line of value) c.header(name, line, { append: true })
+  }
+}
+
+/** Hono's way: the headers through `c.header()`, the body through `c.body()` (which adds what was set before). */
+export function answerThroughContext(c: Context, answer: Answer): Response {
+  setHeaders(c, answer.headers)
+  return c.body(answer.body, answer.status as 200)
+}
+
+/**
+ * A `Response` with a plain-record init: one value per name, so at most one Set-Cookie (a record cannot hold
+ * two lines of a name for the Web `Response`). Undefined when the answer has more; the caller goes through Hono.
+ */
+export function plainAnswer(answer: Answer): Response | undefined {
+  const headers: Record<string, string> = {}
+  for (const name of Object.keys(answer.headers).sort()) {
+    const value = answer.headers[name]
+    if (value === undefined) continue
+    if (typeof value === 'string') headers[name] = value
+    else if (value.length === 1) headers[name] = value[0]!
+    else if (value.length > 1) return undefined
+  }
+  return new Response(answer.body, { status: answer.status, headers })
+}
+
+/** The answer as a `Response`: a plain one when the context is bare, else through Hono. */
+export function respondWith(c: Context, answer: Answer): Response {
+  return (contextIsBare(c) && plainAnswer(answer)) || answerThroughContext(c, answer)
+}
