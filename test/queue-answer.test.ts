@@ -1,5 +1,5 @@
 /**
- * The queue answer made without Fetch `Headers` (src/room/pipeline/answer.ts) is the answer Hono's own way
+ * The queue answer made without Fetch `Headers` (src/room/pipeline/answer.ts: under node-server) is the answer Hono’s own way
  * (`c.header()` + `c.body()`, what the room did before) gives: status, every header line (several Set-Cookie
  * included), body — through the Web `Response` (`app.request`) and over a real socket from @hono/node-server.
  * Headers set on the context by another middleware before the room stay on the answer.
