@@ -30,6 +30,13 @@ const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, s
 export function contextIsBare(c: Context): boolean {
   if (c.finalized) return false
   const probe = c.body(null, undefined, NO_HEADERS)
+  // node-server's lightweight Response keeps its init as given ([status, body, headers] under a symbol described
+  // `cache`): our own empty record there means Hono merged nothing into it, without building a Headers to ask.
+  // Any other shape (another version) answers through the headers as everywhere else.
+  for (const key of Object.getOwnPropertySymbols(probe)) {
+    const kept = key.description === 'cache' ? (probe as unknown as Record<symbol, unknown>)[key] : undefined
+    if (Array.isArray(kept) && kept[2] === NO_HEADERS) return true
+  }
   for (const _ of probe.headers) return false
   return true
 }
