@@ -41,9 +41,12 @@ export function contextIsBare(c: Context): boolean {
   return true
 }
 
-/** Sets each header on the context with `c.header()` (a value list appended line by line), for Hono to answer with. */
+/**
+ * Sets each header on the context with `c.header()` (a value list appended line by line), for Hono to answer
+ * with. In any order: a `Headers` lists its names sorted.
+ */
 export function setHeaders(c: Context, headers: AnswerHeaders): void {
-  for (const name of Object.keys(headers).sort()) {
+  for (const name in headers) {
     const value = headers[name]
     if (value === undefined) continue
     if (typeof value === 'string') c.header(name, value)
