@@ -57,12 +57,12 @@ async function seen(response: Response): Promise<Seen> {
 }
 
 /** One raw HTTP/1.1 exchange: the status line, the header lines (Date left out, names in lower case) and the body. */
-function rawExchange(port: number, path: string, body: string): Promise<{ head: string[]; body: string }> {
+function rawExchange(port: number, path: string, body: string, method = 'POST'): Promise<{ head: string[]; body: string }> {
   return new Promise((resolve, reject) => {
     const payload = Buffer.from(body)
     const socket = connect(port, '127.0.0.1', () => {
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`)
-      socket.end(payload)
+      socket.write(`${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`)
+      socket.write(payload) // no half-close: Node's server drops a request still being answered when the client ends first
     })
     const chunks: Buffer[] = []
     socket.on('data', (chunk) => chunks.push(chunk))
@@ -166,5 +166,36 @@ describe('the room’s queue page', () => {
     expect(others(b)).toEqual(others(a))
     expect(b.headers).toContainEqual(['x-request-id', 'r-1'])
     expect(b.body).toBe(a.body)
+  })
+
+  it('over node-server: GET, HEAD and POST get the page Hono’s way gave (forced here by another middleware’s header)', async () => {
+    const serveApp = (app: { fetch: (request: Request) => Response | Promise<Response> }) =>
+      new Promise<ReturnType<typeof serve>>((resolve) => {
+        const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s))
+      })
+    const plain = new Hono().use(waitingRoom(full())).all('/', (c) => c.text('ok'))
+    const outer = new Hono()
+      .use(async (c, next) => {
+        c.header('X-Outer', '1')
+        await next()
+      })
+      .use(waitingRoom(full()))
+      .all('/', (c) => c.text('ok'))
+    const servers = [await serveApp(plain), await serveApp(outer)]
+    try {
+      const [a, b] = servers.map((s) => (s.address() as { port: number }).port) as [number, number]
+      for (const port of [a, b]) expect((await rawExchange(port, '/', '', 'GET')).head[0]).toBe('HTTP/1.1 200 OK') // the one place
+      const same = (head: string[]) => head.filter((l) => !l.startsWith('x-outer')).map((l) => l.replace(cookieValue, '$1x'))
+      for (const method of ['GET', 'HEAD', 'POST']) {
+        const [pa, pb] = [await rawExchange(a, '/', '', method), await rawExchange(b, '/', '', method)]
+        expect(pa.head[0]).toBe(method === 'POST' ? 'HTTP/1.1 503 Service Unavailable' : 'HTTP/1.1 200 OK')
+        expect(pa.head.some((l) => l.startsWith('set-cookie: __wroom='))).toBe(true)
+        expect(pb.head).toContain('x-outer: 1')
+        expect(same(pa.head)).toEqual(same(pb.head))
+        expect(pa.body).toBe(pb.body)
+      }
+    } finally {
+      for (const s of servers) s.close()
+    }
   })
 })
