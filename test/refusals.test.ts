@@ -33,6 +33,27 @@ describe('a flood against a full room', () => {
   })
 })
 
+describe('failMode open', () => {
+  it('still asks after a refusal: a coordinator gone down meanwhile lets the next new user in (fail-open)', async () => {
+    const inner = countingCoordinator(memoryCoordinator())
+    let down = false
+    const coordinator = { ...inner, increment: (r: Parameters<typeof inner.increment>[0]) => (down ? Promise.reject(new Error('down')) : inner.increment(r)) }
+    const options = { secret: TEST_SECRET, totalActiveUsers: 100, newUsersPerMinute: 1, failMode: 'open' as const, clock: () => START + 59_000, coordinator }
+    const app = new Hono().use(waitingRoom(options)).get('/', (c) => c.text('ok'))
+    const visit = async () => (await app.request('/')).text()
+    expect(await visit()).toBe('ok')
+    expect(await visit()).not.toBe('ok') // refused by the counter
+    down = true
+    const warn = console.warn
+    console.warn = () => {}
+    try {
+      expect(await visit()).toBe('ok') // asked, failed, let in
+    } finally {
+      console.warn = warn
+    }
+  })
+})
+
 /** The counters of one minute as the coordinator keeps them: they only grow. */
 interface Counters {
   local: number

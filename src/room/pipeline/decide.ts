@@ -142,8 +142,9 @@ async function askForSlot(
           anywherePreviousReported: snapshot.takenLastMinute.anywhere,
           token: ticketId,
         }
-        // A new user whom a refusal this minute already answers costs no coordinator call (refusals.ts).
-        if (!ticket && room.refusals.refuses(location, minute, request)) return asked
+        // A new user whom a refusal this minute already answers costs no coordinator call (refusals.ts). Not
+        // under failMode 'open': there an unreachable coordinator lets users in, which only asking finds out.
+        if (!ticket && o.failMode === 'closed' && room.refusals.refuses(location, minute, request)) return asked
         asked.result = await withTimeout(takeSlot(coordinator, request), o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'

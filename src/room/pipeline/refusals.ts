@@ -9,7 +9,8 @@
  * `limit − max(0, previousCount − previousReported)` (coordinator.ts `effectiveLimit`), only falls as the
  * previous minute's count grows. So a request whose limits and previously-reported counts are each no higher
  * than those of a refused one is refused too. Only new users are answered from here: their ticket id was drawn
- * for this request, so no earlier grant can be theirs to repeat (a queued ticket's retry may be).
+ * for this request, so no earlier grant can be theirs to repeat (a queued ticket's retry may be). Only with
+ * `failMode: 'closed'` (the default): under 'open' an unreachable coordinator admits, so every user asks.
  */
 import type { SlotRequest } from '../../coordination/coordinator.ts'
 
