@@ -149,6 +149,8 @@ for (const [id, shape, n] of [
     env: { incoming: { headers: { cookie: `_ga=GA1.2.1234567890.1700000000; theme=dark; ${cookie}` } } },
     set() {},
     get() {},
+    // What the handler answered: the middleware looks at it after next() (origin commands, the ticket).
+    res: new Response('ok'),
   }
   const next = async () => {}
   const empty = async function empty(_c, next) {

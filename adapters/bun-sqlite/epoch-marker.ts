@@ -8,6 +8,11 @@
  * file and serves new users before any old session or process touches it does not admit as if the room were
  * empty. To reset a room on purpose, delete the marker with the database (and its `-wal` and `-shm`).
  *
+ * It also keeps the highest generation of each room's epoch that a process on this path saw (rewritten at most
+ * every {@link GENERATION_WRITE_MS}): a process whose first sync finds the file's generation below it is on an
+ * older copy put back (a backup restored), and the room is marked recovering in that sync (rows.ts). A VM
+ * snapshot that restores the marker with the file is not noticed this way (the tickets still tell).
+ *
  * Written with a rename (never half a file); a marker that cannot be read or written is logged once and
  * ignored — the room then relies on sealed epochs and the old processes, as before.
  */
@@ -24,7 +29,22 @@ export interface EpochMarker {
    * once per room and process, not on every sync.
    */
   keep(roomId: string, epochId: string): void
+  /**
+   * The highest generation of `epochId` this marker knows for `roomId`: read from the file the first time (what
+   * earlier processes on this path saw), then raised by every {@link noteGeneration} of this process.
+   */
+  generation(roomId: string, epochId: string): number | undefined
+  /** Notes a generation the state answered; the file is rewritten at most every {@link GENERATION_WRITE_MS}. */
+  noteGeneration(roomId: string, epochId: string, generation: number): void
 }
+
+/**
+ * How often at most the marker file is rewritten for generations: a copy of the database taken less than this
+ * before the last write can be put back unnoticed by a process starting on it (README, Known limits).
+ */
+export const GENERATION_WRITE_MS = 5000
+/** The marker's key for generations: `{ room: [epochId, generation] }` (no room id starts with NUL). */
+const GENERATIONS_KEY = '\u0000generations'
 
 export const markerPathOf = (databasePath: string): string => `${databasePath}-wr-epochs`
 
@@ -46,6 +66,32 @@ export function epochMarker(adapter: string, databasePath: string): EpochMarker 
     }
   }
   const kept = new Set<string>()
+  /** room → [epoch, generation]: the file's, loaded once, raised by this process's syncs. */
+  let generations: Record<string, [string, number]> | undefined
+  let writtenAt = Number.NEGATIVE_INFINITY
+  let unwritten = false
+  const loadGenerations = (): Record<string, [string, number]> => {
+    if (generations) return generations
+    const stored = (read() as Record<string, unknown>)[GENERATIONS_KEY]
+    generations = {}
+    if (typeof stored === 'object' && stored !== null) {
+      for (const [room, entry] of Object.entries(stored)) {
+        if (Array.isArray(entry) && typeof entry[0] === 'string' && Number.isSafeInteger(entry[1])) generations[room] = [entry[0], entry[1]]
+      }
+    }
+    return generations
+  }
+  const write = (change: (rooms: Record<string, unknown>) => void): void => {
+    try {
+      const rooms = read() as Record<string, unknown>
+      change(rooms)
+      const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`
+      writeFileSync(temporary, JSON.stringify(rooms))
+      renameSync(temporary, path)
+    } catch (error) {
+      warn(error)
+    }
+  }
   const previous = (roomId: string): string | undefined => {
     const id = read()[roomId]
     return typeof id === 'string' ? id : undefined
@@ -58,15 +104,32 @@ export function epochMarker(adapter: string, databasePath: string): EpochMarker 
       if (previous(roomId) === undefined) this.record(roomId, epochId)
     },
     record(roomId, epochId) {
-      try {
-        const rooms = read()
-        rooms[roomId] = epochId
-        const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`
-        writeFileSync(temporary, JSON.stringify(rooms))
-        renameSync(temporary, path)
-      } catch (error) {
-        warn(error)
+      write((rooms) => void (rooms[roomId] = epochId))
+    },
+    generation(roomId, epochId) {
+      const entry = loadGenerations()[roomId]
+      return entry && entry[0] === epochId ? entry[1] : undefined
+    },
+    noteGeneration(roomId, epochId, generation) {
+      const known = loadGenerations()
+      const entry = known[roomId]
+      if (!entry || entry[0] !== epochId || entry[1] < generation) {
+        known[roomId] = [epochId, generation]
+        unwritten = true
       }
+      const now = Date.now()
+      if (!unwritten || now - writtenAt < GENERATION_WRITE_MS) return
+      writtenAt = now
+      unwritten = false
+      // Merged with what other processes wrote: the higher generation of the same epoch is kept.
+      write((rooms) => {
+        const stored = (rooms[GENERATIONS_KEY] ?? {}) as Record<string, [string, number]>
+        for (const [room, [epoch, value]] of Object.entries(known)) {
+          const other = stored[room]
+          if (!Array.isArray(other) || other[0] !== epoch || !(other[1] >= value)) stored[room] = [epoch, value]
+        }
+        rooms[GENERATIONS_KEY] = stored
+      })
     },
   }
 }

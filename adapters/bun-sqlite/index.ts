@@ -120,13 +120,16 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
       const { roomId, at } = report
       const minute = minuteOf(at)
       const oldest = report.keepMinutes > 0 ? minute - report.keepMinutes : Number.MIN_SAFE_INTEGER
-      return transaction('sync', reportWait, (s) => {
+      const synced = transaction('sync', reportWait, (s) => {
         pruneRoom(s, roomId, minute, report.keepMinutes, at)
         const applied = applyReport(s, report)
         const epoch = roomEpoch(s, roomId, report, marker)
-        const generation = advanceGeneration(s, roomId, report, epoch, applied)
+        const generation = advanceGeneration(s, roomId, report, epoch, applied, marker)
         return { ...readRoom(s, roomId, oldest, at, at - LOCATION_FORGET_MS), epoch, generation }
       })
+      if (!marker) return synced
+      // Noted once committed: a generation of a transaction rolled back would later read as a restore.
+      return synced.then((state) => (marker.noteGeneration(roomId, state.epoch.id, state.generation), state))
     },
 
     recordHistory: (batch) => transaction('recordHistory', reportWait, (s) => applyHistory(s, batch)),

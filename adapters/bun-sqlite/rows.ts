@@ -4,8 +4,8 @@
  * one minute counter (and count the admission it grants), merge a report, and read a room's state back
  * into the shape the core merges, with the room's epoch.
  */
-import { admissionDeltas, effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
-import { changesState, fieldMinute, lostStateField, newEpoch, nextGeneration } from '../../src/coordination/state.ts'
+import { admissionDeltas, effectiveLimit, refusesWhileRecovering, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
+import { changesState, fieldMinute, lostMinuteIn, lostStateField, newEpoch, nextGeneration } from '../../src/coordination/state.ts'
 import type { EpochMarker } from './epoch-marker.ts'
 import { minuteOf } from '../../src/clock.ts'
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
@@ -24,6 +24,9 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
   const { roomId, scope, minute, limit: requested, previousReported, token } = request
   const earlier = s.findToken.get(minute, roomId, scope, token) as Row<{ seq: number }>
   if (earlier != null) return { taken: true, seq: earlier.seq, repeat: true }
+  if (refusesWhileRecovering(request, (s.readLost.get(roomId) as Row<{ lostMinute: number }>)?.lostMinute)) {
+    return { taken: false, seq: (s.readCounter.get(minute, roomId, scope) as Row<{ count: number }>)?.count ?? 0, recovering: true }
+  }
   const previous = previousReported === undefined ? 0 : ((s.readCounter.get(minute - 1, roomId, scope) as Row<{ count: number }>)?.count ?? 0)
   const limit = effectiveLimit(requested, previous, previousReported)
   // A limit of 0 must not create the row with count 1, so it never reaches the UPSERT.
@@ -78,9 +81,17 @@ export function roomEpoch(s: Statements, roomId: string, report: WorkerReport, m
  * Advances the room's generation for this sync (`nextGeneration`): a report that saw a later generation of this
  * epoch than the file holds finds an older copy put back, and the room is marked recovering in this transaction.
  */
-export function advanceGeneration(s: Statements, roomId: string, report: WorkerReport, epoch: RoomEpoch, applied: boolean): number {
+export function advanceGeneration(s: Statements, roomId: string, report: WorkerReport, epoch: RoomEpoch, applied: boolean, marker?: EpochMarker): number {
   const current = (s.readGeneration.get(roomId) as Row<{ generation: number }>)?.generation ?? 0
-  const { generation, restored } = nextGeneration(current, report, epoch.id, applied && changesState(report))
+  // The marker beside the file remembers the highest generation of this epoch a process on the path saw: a
+  // sighting of its own, so a process starting on a restored copy notices before any worker or ticket tells it.
+  const remembered = marker?.generation(roomId, epoch.id)
+  const seen = report.seen
+  const judged =
+    remembered !== undefined && remembered > current && !(seen?.epoch === epoch.id && seen.generation >= remembered)
+      ? { ...report, seen: { epoch: epoch.id, generation: remembered } }
+      : report
+  const { generation, restored } = nextGeneration(current, judged, epoch.id, applied && changesState(report))
   if (restored) addDeltas(s, roomId, report.location, { [lostStateField(minuteOf(report.at))]: 1 })
   if (generation !== current) s.writeGeneration.run(roomId, generation)
   return generation
@@ -98,11 +109,14 @@ export function readRoom(s: Statements, roomId: string, oldest: number, at: numb
   return { locations, at }
 }
 
+/** Adds deltas to a location; a loss mark among them also moves the room's lost minute (read by every grant). */
 function addDeltas(s: Statements, roomId: string, location: string, deltas: Record<string, number>): void {
   for (const field in deltas) {
     const amount = deltas[field]!
     if (amount !== 0) s.addField.run(roomId, location, field, fieldMinuteOrThrow(field), amount)
   }
+  const lost = lostMinuteIn(deltas)
+  if (lost !== undefined) s.markLost.run(roomId, lost)
 }
 
 /** A field without a minute is a bug in the caller: fail the call rather than keep the field forever. */

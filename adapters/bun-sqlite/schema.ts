@@ -25,6 +25,8 @@ export interface Tables extends HistoryTables {
   once: string
   /** room → its state's generation, advanced by every sync (an older copy of the file holds a lower one). */
   generations: string
+  /** room → the latest minute its state was found lost or restored (an `R{m}` mark): every grant reads it. */
+  recovery: string
 }
 
 export const tablesFor = (prefix: string): Tables => ({
@@ -37,6 +39,7 @@ export const tablesFor = (prefix: string): Tables => ({
   ...historyTablesFor(prefix),
   once: `${prefix}once`,
   generations: `${prefix}generations`,
+  recovery: `${prefix}recovery`,
 })
 
 /** Creates the tables if missing. Run inside a write transaction, so processes starting together agree. */
@@ -65,6 +68,8 @@ export function schemaSql(t: Tables): string {
       PRIMARY KEY (room, key)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS ${t.generations} (
       room TEXT NOT NULL PRIMARY KEY, generation INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS ${t.recovery} (
+      room TEXT NOT NULL PRIMARY KEY, lost_minute INTEGER NOT NULL) WITHOUT ROWID;
     ${historySchemaSql(t)}`
 }
 
@@ -106,6 +111,12 @@ export function prepareStatements(db: SqliteDatabase, t: Tables) {
     /** (room, generation) */
     writeGeneration: sql(
       `INSERT INTO ${t.generations} (room, generation) VALUES (?, ?) ON CONFLICT (room) DO UPDATE SET generation = excluded.generation`,
+    ),
+    /** (room) → { lostMinute } | none */
+    readLost: sql(`SELECT lost_minute AS lostMinute FROM ${t.recovery} WHERE room = ?`),
+    /** (room, minute): keeps the latest */
+    markLost: sql(
+      `INSERT INTO ${t.recovery} (room, lost_minute) VALUES (?, ?) ON CONFLICT (room) DO UPDATE SET lost_minute = max(lost_minute, excluded.lost_minute)`,
     ),
     /** (room, location, at) */
     touchLocation: sql(

@@ -57,6 +57,7 @@ coordinatorConformance({ describe, it, expect, beforeAll, afterAll }, {
   // Location objects exchange with the global object at most once a second (report clock).
   syncsToPropagate: 1,
   propagationStepMs: 1000,
+  marksReachLocationsOnExchange: true,
 })
 
 describe('cloudflare Durable Objects: beyond the suite', () => {

@@ -15,6 +15,10 @@
  * restart or an eviction loses no admitted user, and every change arms an alarm that exchanges with the
  * global object within the exchange interval — so other locations learn of it even if no worker of this
  * location ever reports again. What the alarm needs (room, location, route) is kept in storage too.
+ *
+ * The room's latest loss mark (`R{m}`) this object knows — from its own reports at once, from other colos' in the
+ * global view of its syncs — is kept in storage too, and every grant it makes or asks `room:*` for is refused
+ * while the room recovers (`refusesWhileRecovering`).
  */
 import { DurableObject } from 'cloudflare:workers'
 import { MINUTE_MS, minuteOf } from '../../src/clock.ts'
@@ -23,13 +27,14 @@ import {
   anywhereCounterRequest,
   COUNTER_TTL_MINUTES,
   locationCounterRequest,
+  refusesWhileRecovering,
   type CounterRequest,
   type CounterResult,
   type SlotRequest,
   type SlotResult,
 } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import { newEpoch, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
+import { lostMinuteIn, lostMinuteInState, newEpoch, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { SqlGrantLog } from './grant-log.ts'
 import { LocationStage, type Claim, type Exchange } from './location-stage.ts'
 import { MinuteCounters } from './minute-counters.ts'
@@ -48,6 +53,8 @@ import { StubPool } from './stub-pool.ts'
 const CLEANUP_DELAY_MS = (COUNTER_TTL_MINUTES + 1) * MINUTE_MS
 /** Storage key of {@link StageMeta}. */
 const STAGE_KEY = 'stage'
+/** Storage key of the latest minute a loss mark reached this object (its reports' or the global view's). */
+const LOST_KEY = 'lost'
 
 /** What an alarm needs to exchange for this object's location with no caller to say it. */
 interface StageMeta {
@@ -67,6 +74,8 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
   #meta: StageMeta | undefined
   /** Wall-clock time of the next cleanup; undefined after a (re)start until the first alarm. */
   #cleanupDueAt: number | undefined
+  /** The room's latest loss mark known here (null: not read from storage since the (re)start). */
+  #lost: number | undefined | null = null
 
   /**
    * Conditional increment of a scope's counter for `request.minute`: this object's own (no `location`, or
@@ -89,9 +98,11 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     if (request.localLimit > 0) {
       const local = await this.#take(locationCounterRequest(request), route)
       if (local.taken) return { admitted: true, via: 'location', repeat: local.repeat === true, roundTrips: 1, seq: local.seq }
+      if (local.recovering) return { admitted: false, recovering: true, roundTrips: 1 }
     }
     if (request.anywhereLimit <= 0) return { admitted: false, roundTrips: 1 }
     const anywhere = await this.#takeElsewhere({ ...anywhereCounterRequest(request), location: request.location }, route)
+    if (anywhere.recovering) return { admitted: false, recovering: true, roundTrips: 1 }
     return anywhere.taken
       ? { admitted: true, via: 'anywhere', repeat: anywhere.repeat === true, roundTrips: 2, seq: anywhere.seq }
       : { admitted: false, roundTrips: 2 }
@@ -104,6 +115,9 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     // If the room has no epoch yet (new, or its storage deleted), this report names it.
     const exchange = this.#exchangeFor(report.roomId, report.location, route, newEpoch(report.id, report.at))
     const state = await stage.sync(report, route, exchange, this.#claimFor(report.roomId, route))
+    // A loss marked by this report, or by another location (in the global view): this colo's grants refuse.
+    this.#noteLost(lostMinuteIn(report.deltas))
+    this.#noteLost(lostMinuteInState(state))
     if (stage.unsent) await this.#armAt(Date.now() + stage.intervalMs(route))
     return state
   }
@@ -147,7 +161,8 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
   async #take(request: CounterRequest, route: ObjectRoute | undefined): Promise<CounterResult> {
     // The stage first: a misrouted request fails before it takes anything.
     const stage = request.location === undefined ? undefined : this.#stageFor(request.location)
-    const result = this.#minuteCounters().take(request.minute, request.limit, request.token, request.previousReported)
+    const recovering = request.location !== undefined && refusesWhileRecovering(request, this.#lostMinute())
+    const result = this.#minuteCounters().take(request.minute, request.limit, request.token, request.previousReported, recovering)
     if (!result.taken || result.repeat) return result
     stage?.grant(request.minute, admissionDeltas(request))
     await this.#granted(request, route)
@@ -160,6 +175,9 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
    */
   async #takeElsewhere(request: CounterRequest & { location: string }, route: ObjectRoute): Promise<CounterResult> {
     const { location, ...bare } = request
+    // Refused here, before asking: `room:*` knows of no loss (a retry of an Anywhere slot held from before the
+    // mark is refused too — its slot stays counted, an over-count).
+    if (refusesWhileRecovering(request, this.#lostMinute())) return { taken: false, seq: 0, recovering: true }
     const result = await this.#peer<CounterObjectRpc>(route.counters, route).call(
       counterObjectName(request.roomId, request.scope),
       'increment',
@@ -191,6 +209,18 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     const global = this.#peer<GlobalObjectRpc>(route.global, route)
     const name = globalObjectName(roomId)
     return (keys, reportId, now, retention) => global.call(name, 'claim', (stub) => stub.claim(keys, reportId, now, retention), route)
+  }
+
+  #lostMinute(): number | undefined {
+    if (this.#lost === null) this.#lost = this.ctx.storage.kv.get<number>(LOST_KEY) ?? undefined
+    return this.#lost
+  }
+
+  /** Keeps the latest loss mark (in storage too: a restarted object still refuses). */
+  #noteLost(minute: number | undefined): void {
+    const held = this.#lostMinute()
+    if (minute === undefined || (held !== undefined && held >= minute)) return
+    this.ctx.storage.kv.put(LOST_KEY, (this.#lost = minute))
   }
 
   /** Keeps what an alarm needs; written only when it changes (the route is the same on every call). */

@@ -31,13 +31,15 @@ export class MinuteCounters {
    * is given, by what `minute` − 1 gave beyond it (its rows are here: pruning keeps TTL ≥ 3 minutes).
    * Synchronous on purpose: with no `await` between the reads and the write no other call can interleave,
    * and the object's output gate holds the reply until the row is durable — so a restart can never hand
-   * the same slot out twice.
+   * the same slot out twice. `recovering`: the room recovers from a lost state, so a fresh grant is refused
+   * (a token holding its slot still gets its first answer).
    */
-  take(minute: number, limit: number, token: string, previousReported?: number): CounterResult {
+  take(minute: number, limit: number, token: string, previousReported?: number, recovering = false): CounterResult {
     if (minute > this.newestMinute) this.#moveTo(minute)
     const earlier = this.#sql.exec('SELECT seq FROM wr_slots WHERE minute = ? AND token = ?', minute, token).toArray()[0]
     if (earlier) return { taken: true, seq: Number(earlier.seq), repeat: true }
     const seq = this.#count(minute)
+    if (recovering) return { taken: false, seq, recovering: true }
     const previous = previousReported === undefined ? 0 : this.#count(minute - 1)
     if (seq >= effectiveLimit(limit, previous, previousReported)) return { taken: false, seq }
     this.#sql.exec('INSERT INTO wr_slots (minute, token, seq) VALUES (?, ?, ?)', minute, token, seq)

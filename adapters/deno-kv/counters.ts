@@ -12,6 +12,10 @@
  * taken late in minute − 1 between the read and the commit sends the round around the loop, so the limit
  * applied is the one at commit time, as in the other adapters' single transaction.
  *
+ * The room's lost minute (keys.ts `lost`, `max`ed in by the commit of a report that marks a loss) is read in
+ * the same getMany and checked by the commit: a fresh grant is refused while the room recovers
+ * (`refusesWhileRecovering`), and a mark landing before the commit sends the round around the loop.
+ *
  * A fresh grant (not a repeat) of a request with a `location` adds `admissionDeltas` to that location's
  * state keys in the same commit, with `sum` (no read, no check of its own): the counter's check guards the
  * whole commit, so the slot and its count land together or not at all — never one without the other.
@@ -22,7 +26,7 @@
  * isolates can make a commit fail and send a round around the loop again.
  */
 import { minuteStart } from '../../src/clock.ts'
-import { admissionDeltas, COUNTER_TTL_MINUTES, effectiveLimit, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
+import { admissionDeltas, COUNTER_TTL_MINUTES, effectiveLimit, refusesWhileRecovering, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
 import { roomKeys, type RoomKeys } from './keys.ts'
 import { backoff, DRIVER_NAME, MAX_GET_MANY, MAX_MUTATIONS, retryBusy, type KvAtomic, type KvEntryMaybe, type KvKey, type KvLike } from './kv.ts'
@@ -107,10 +111,12 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
   const tokenKeys = tokens.map((token) => keys.token(scope, minute, token))
 
   for (let attempt = 1; ; attempt++) {
-    const entries = await retryBusy('reading a counter', settings.maxAttempts, () => readRound(kv, counterKey, previousKey, tokenKeys))
+    const entries = await retryBusy('reading a counter', settings.maxAttempts, () => readRound(kv, counterKey, previousKey, keys.lost, tokenKeys))
     const counter = entries[0]!
-    const previousEntry = previousKey ? entries[1]! : undefined
-    const tokenEntries = entries.slice(previousKey ? 2 : 1)
+    const lostEntry = entries[1]!
+    const lostMinute = lostEntry.value === null ? undefined : Number((lostEntry.value as { value: bigint }).value)
+    const previousEntry = previousKey ? entries[2]! : undefined
+    const tokenEntries = entries.slice(previousKey ? 3 : 2)
     const previous = previousEntry ? counterValue(previousEntry) : 0
     const earlier = new Map<string, number>()
     tokenEntries.forEach((entry, i) => {
@@ -122,6 +128,7 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
     const results = requests.map((request): CounterResult => {
       const seq = earlier.get(request.token) ?? takenNow.get(request.token)
       if (seq !== undefined) return { taken: true, seq, repeat: true }
+      if (refusesWhileRecovering(request, lostMinute)) return { taken: false, seq: next, recovering: true }
       // Each call its own limit: the round batches commits, not decisions.
       if (next >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq: next }
       takenNow.set(request.token, next)
@@ -133,7 +140,8 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
     if (takenNow.size === 0) return results
 
     const commit = () => {
-      const op = kv.atomic().check({ key: counterKey, versionstamp: counter.versionstamp })
+      // The lost minute too: a loss marked between the read and this commit sends the round around the loop.
+      const op = kv.atomic().check({ key: counterKey, versionstamp: counter.versionstamp }).check({ key: keys.lost, versionstamp: lostEntry.versionstamp })
       if (previousEntry) op.check({ key: previousEntry.key, versionstamp: previousEntry.versionstamp })
       op.set(counterKey, next, { expireIn: EXPIRE_IN_MS })
       for (const [token, seq] of takenNow) op.set(keys.token(scope, minute, token), seq, { expireIn: EXPIRE_IN_MS })
@@ -174,15 +182,15 @@ function addAdmissions(op: KvAtomic, keys: RoomKeys, granted: CounterRequest[]):
 }
 
 /**
- * Reads the counter, minute − 1's counter when asked, and the round's tokens strongly. The counters come
+ * Reads the counter, the room's lost minute, minute − 1's counter when asked, and the round's tokens strongly. The counters come
  * first, with as many tokens as fit in one getMany; later token chunks are read after them. That is
  * consistent: a token is only ever written together with its counter under a check on the counter's
  * versionstamp, so any token that appeared after the counter was read also changed the counter, and then
  * this round's commit fails and reads again.
  */
-async function readRound(kv: KvLike, counterKey: KvKey, previousKey: KvKey | undefined, tokenKeys: KvKey[]): Promise<KvEntryMaybe[]> {
+async function readRound(kv: KvLike, counterKey: KvKey, previousKey: KvKey | undefined, lostKey: KvKey, tokenKeys: KvKey[]): Promise<KvEntryMaybe[]> {
   const strong = { consistency: 'strong' } as const
-  const counterKeys = previousKey ? [counterKey, previousKey] : [counterKey]
+  const counterKeys = previousKey ? [counterKey, lostKey, previousKey] : [counterKey, lostKey]
   const inFirst = MAX_GET_MANY - counterKeys.length
   const first = await kv.getMany([...counterKeys, ...tokenKeys.slice(0, inFirst)], strong)
   const rest: Promise<readonly KvEntryMaybe[]>[] = []

@@ -19,6 +19,7 @@ coordinatorConformance(testApi, {
   reopen: () => denoKvCoordinator(memoryKv!),
   close: () => memoryKv?.close(),
   wipe: (_, roomId) => wipeRoom(memoryKv!, roomId),
+  generations: true,
 })
 
 // In a file, `reopen` is another process: a new connection to the same file. The suite may keep using the
@@ -43,4 +44,5 @@ coordinatorConformance(testApi, {
     if (dir) await Deno.remove(dir, { recursive: true })
   },
   wipe: (_, roomId) => wipeRoom(fileKvs.at(-1)!, roomId),
+  generations: true,
 })

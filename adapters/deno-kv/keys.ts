@@ -12,6 +12,8 @@
  * [...prefix, roomId, 'state', location, field]          → KvU64  (a count, two's complement)
  * [...prefix, roomId, 'state', location, '@updated']     → KvU64  (ms of the location's latest report)
  * [...prefix, roomId, 'state', 0]                        → RoomEpoch (set if absent, never expires)
+ * [...prefix, roomId, 'state', 1]                        → KvU64  (the state's generation: generation.ts)
+ * [...prefix, roomId, 'lost']                            → KvU64  (latest minute of a loss mark `R{m}`; never expires)
  * ```
  *
  * The epoch sits under `state` so the one `list` that reads the state reads it too; its key part is the
@@ -34,6 +36,10 @@ export interface RoomKeys {
   updatedAt(location: string): KvKey
   /** The room's epoch: created with the room's state, kept as long as the database. */
   readonly epoch: KvKey
+  /** The state's generation, beside the epoch (a number key part: no location name equals it). */
+  readonly generation: KvKey
+  /** The latest minute a report marked the state lost (`max`ed in by the marking commit; every grant reads it). */
+  readonly lost: KvKey
 }
 
 export function roomKeys(prefix: KvKey, roomId: string): RoomKeys {
@@ -48,5 +54,7 @@ export function roomKeys(prefix: KvKey, roomId: string): RoomKeys {
     field: (location, field) => [...state, location, field],
     updatedAt: (location) => [...state, location, UPDATED_AT],
     epoch: [...state, 0],
+    generation: [...state, 1],
+    lost: [...room, 'lost'],
   }
 }

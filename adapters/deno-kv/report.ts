@@ -11,7 +11,7 @@
  * (a retry, applied before: done) or once keys (another report won them: left out, committed again).
  */
 import { WaitingRoomError } from '../../src/errors.ts'
-import { onceRetentionMinutes, type WorkerReport } from '../../src/coordination/state.ts'
+import { changesState, lostMinuteIn, onceRetentionMinutes, type WorkerReport } from '../../src/coordination/state.ts'
 import type { RoomKeys } from './keys.ts'
 import { DRIVER_NAME, MAX_GET_MANY, MAX_MUTATIONS, retryBusy, type KvKey, type KvLike } from './kv.ts'
 
@@ -81,6 +81,8 @@ async function applyChunk(kv: KvLike, keys: RoomKeys, report: WorkerReport, chun
     const commit = () => {
       const op = kv.atomic().check({ key: reportKey, versionstamp: null }).set(reportKey, true, { expireIn: settings.reportIdTtlMs })
       if (index === 0) op.max(keys.updatedAt(report.location), BigInt(Math.max(0, Math.floor(report.at))))
+      // A report that changes the state advances its generation in its first commit (generation.ts).
+      if (index === 0 && changesState(report)) op.sum(keys.generation, 1n)
       const sums = new Map<string, number>()
       const add = (field: string, delta: number) => sums.set(field, (sums.get(field) ?? 0) + delta)
       for (const field of chunk.fields) add(field, report.deltas[field]!)
@@ -89,6 +91,9 @@ async function applyChunk(kv: KvLike, keys: RoomKeys, report: WorkerReport, chun
         for (const [field, delta] of Object.entries(report.once![key]!)) add(field, delta)
       }
       for (const [field, total] of sums) if (total !== 0) op.sum(keys.field(report.location, field), toU64(field, total))
+      // A loss mark moves the room's lost minute in the same commit: grants check it (counters.ts).
+      const lost = lostMinuteIn(Object.fromEntries(sums))
+      if (lost !== undefined) op.max(keys.lost, BigInt(lost))
       return op.commit()
     }
     // Committing again while the file is busy is safe: the same checks still guard it.

@@ -8,6 +8,7 @@
  * older than the room keeps are left out of every answer and deleted when seen (the reporting worker's
  * clock, `report.at`, decides, as it does for the in-memory aggregator).
  */
+import { generationOf } from './generation.ts'
 import { minuteOf } from '../../src/clock.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
 import { fieldMinute, type LocationState, type RoomEpoch, type RoomState } from '../../src/coordination/state.ts'
@@ -34,9 +35,14 @@ async function listRoomState(kv: KvLike, keys: RoomKeys, at: number, keepMinutes
   const expired: KvKey[] = []
   const depth = keys.state.length
   let epoch: RoomEpoch | undefined
+  let generation = 0
   for await (const entry of kv.list({ prefix: keys.state }, { consistency, batchSize: MAX_LIST_BATCH })) {
     if (entry.key.length === keys.epoch.length && entry.key[depth] === keys.epoch[depth]) {
       epoch = toEpoch(entry.key, entry.value)
+      continue
+    }
+    if (entry.key.length === keys.generation.length && entry.key[depth] === keys.generation[depth]) {
+      generation = generationOf(entry)
       continue
     }
     const location = entry.key[depth]
@@ -63,7 +69,7 @@ async function listRoomState(kv: KvLike, keys: RoomKeys, at: number, keepMinutes
     for (const key of expired.slice(i, i + MAX_MUTATIONS)) op.delete(key)
     await op.commit()
   }
-  return epoch ? { locations, at, epoch } : { locations, at }
+  return epoch ? { locations, at, epoch, generation } : { locations, at, generation }
 }
 
 /**

@@ -46,6 +46,9 @@ function reportedArg(previousReported: number | undefined): string {
   return previousReported === undefined ? '' : String(previousReported)
 }
 
+/** A recovery window as a script argument: '' when left out (the scripts' default, DEFAULT_RECOVERY_MINUTES). */
+const windowArg = (minutes: number | undefined): string => (minutes === undefined ? '' : String(minutes))
+
 /** The increment script's keys and arguments: where the grant's admission is counted (see the script). */
 function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], string[]] {
   const { scope, location, minute } = request
@@ -56,7 +59,7 @@ function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], stri
   const target = location === undefined ? own : keys.location(location)
   const firstField = kind === 'B' || kind === 'O' ? fields.notHere : kind === 'A' ? fields.fromAnywhere : ''
   return [
-    [anywhere ? target : own, keys.tokens(minute), keys.tokens(minute - 1), target, keys.locations],
+    [anywhere ? target : own, keys.tokens(minute), keys.tokens(minute - 1), target, keys.locations, keys.lost],
     [
       request.token,
       String(request.limit),
@@ -68,6 +71,7 @@ function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], stri
       firstField,
       kind === 'O' ? fields.fromOther : '',
       fields.counter,
+      windowArg(request.recoveryMinutes),
     ],
   ]
 }
@@ -137,6 +141,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
     async increment(request: CounterRequest): Promise<CounterResult> {
       const { reply } = await runScript(redis, incrementScript, ...incrementCall(keysOf(request.roomId), request))
       const code = replyInteger(incrementScript, reply)
+      if (code < 0) return { taken: false, seq: 0, recovering: true }
       const seq = Math.floor(code / 4)
       if (code & 2) return { taken: true, seq, repeat: true }
       return { taken: (code & 1) === 1, seq }
@@ -147,7 +152,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const { reply, roundTrips } = await runScript(
         redis,
         takeSlotScript,
-        [keys.location(request.location), keys.tokens(request.minute), keys.tokens(request.minute - 1), keys.locations],
+        [keys.location(request.location), keys.tokens(request.minute), keys.tokens(request.minute - 1), keys.locations, keys.lost],
         [
           request.token,
           String(request.localLimit),
@@ -157,9 +162,11 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
           newAttempt(),
           grantFields(request.minute).counter,
           grantFields(request.minute - 1).counter,
+          windowArg(request.recoveryMinutes),
         ],
       )
       const code = replyInteger(takeSlotScript, reply)
+      if (code < 0) return { admitted: false, recovering: true, roundTrips }
       const via = code & 3
       if (via !== 1 && via !== 2) return { admitted: false, roundTrips }
       const repeat = (code & 4) === 4
@@ -171,7 +178,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const { reply } = await runScript(
         redis,
         syncScript,
-        [keys.location(report.location), keys.locations, keys.report(report.id), keys.epoch, keys.generation],
+        [keys.location(report.location), keys.locations, keys.report(report.id), keys.epoch, keys.generation, keys.lost],
         syncArgs(report, keys.locationPrefix, reportIdTtl, keys.oncePrefix),
       )
       return readRoomState(reply, report.at)

@@ -28,6 +28,11 @@ export interface RoomKeys {
   epoch: string
   /** The room's generation, advanced by every sync (an older copy put back holds a lower one). No expiry. */
   generation: string
+  /**
+   * The latest minute the room's state was found lost or restored (`R{m}`), set by the sync that marks it and
+   * read by every grant (`refusesWhileRecovering`). No expiry: it goes with the state, whose loss marks it anew.
+   */
+  lost: string
   /** Prefix of the room-wide `once` claims (`{prefix}:{{room}}:o:{key}`, one expiring key each; same slot). */
   oncePrefix: string
 }
@@ -46,6 +51,7 @@ export function roomKeys(prefix: string, roomId: string): RoomKeys {
     report: (id) => `${room}:r:${id}`,
     epoch: `${room}:epoch`,
     generation: `${room}:generation`,
+    lost: `${room}:lost`,
     oncePrefix: `${room}:o:`,
   }
 }

@@ -77,10 +77,13 @@ export function replyArray(script: LuaScript, reply: unknown): unknown[] {
   )
 }
 
-/** The reply as a non-negative integer (the counter scripts' packed answers), or an error as {@link replyArray}'s. */
+/**
+ * The reply as an integer of −1 or more (the counter scripts' packed answers; −1: refused while the room
+ * recovers), or an error as {@link replyArray}'s.
+ */
 export function replyInteger(script: LuaScript, reply: unknown): number {
-  const value = typeof reply === 'number' ? reply : typeof reply === 'string' && /^\d+$/.test(reply) ? Number(reply) : Number.NaN
-  if (Number.isSafeInteger(value) && value >= 0) return value
+  const value = typeof reply === 'number' ? reply : typeof reply === 'string' && /^-?\d+$/.test(reply) ? Number(reply) : Number.NaN
+  if (Number.isSafeInteger(value) && value >= -1) return value
   throw new WaitingRoomError(
     'ERR_WR_COORDINATOR',
     `${DRIVER_NAME}: script ${script.name} answered ${JSON.stringify(reply)}, not an integer (pass the client without a custom deserializer)`,

@@ -21,6 +21,7 @@
  * repeat, flagged so nothing is counted twice. One token takes at most one slot per room and minute, from
  * either counter.
  */
+import { DEFAULT_RECOVERY_MINUTES } from '../../src/coordination/coordinator.ts'
 import { syncScript } from './sync-script.ts'
 
 export interface LuaScript {
@@ -56,6 +57,15 @@ end
 `
 
 /**
+ * Lua: the condition under which a grant is refused as recovering (`refusesWhileRecovering`): the room's lost
+ * minute (KEYS[key]) is set and the request's minute (from the `~c{m}` field ARGV[minuteField]) is within the
+ * recovery window ARGV[window] ('' for the default) of it. The caller ends the `if` with what follows it.
+ */
+const recoveringSource = (key: number, window: number, minuteField: number): string => `local lost = redis.call('GET', KEYS[${key}])
+local window = tonumber(ARGV[${window}]) or ${DEFAULT_RECOVERY_MINUTES}
+if lost and window > 0 and tonumber(string.sub(ARGV[${minuteField}], 3)) <= tonumber(lost) + window`
+
+/**
  * A new user's whole decision in one round trip: the location counter, then the Anywhere counter (seed 000),
  * with the admission counted in the location's state by the same write (`~c`/`~h`: keys.ts `grantFields`).
  * A token already holding a slot this minute gets its first answer, even if the limits changed since.
@@ -63,15 +73,17 @@ end
  * beyond it (`effectiveLimit`). Calls inside Redis: location grant 3, Anywhere grant 4–5, no slot 2, repeat
  * 2–3, plus 3–4 the first time in a minute a location is given a slot. A token's first answer is its
  * attempt, `*`-prefixed when the Anywhere counter gave it (attempts are hex).
- * KEYS: location hash, tokens of minute m, tokens of minute m − 1, the room's location index.
+ * KEYS: location hash, tokens of minute m, tokens of minute m − 1, the room's location index, its lost minute.
  * ARGV: token, location limit, Anywhere limit, location previous reported, Anywhere previous reported,
- * attempt, `~c{m}`, `~c{m−1}`. Reply: 0 no slot, 1 location, 2 Anywhere; + 4 for a repeat; + 8 × the granting
- * counter's value before a fresh grant (its seq: the core compares it with what it saw taken).
+ * attempt, `~c{m}`, `~c{m−1}`, recovery window in minutes ('' for the default). Reply: 0 no slot, 1 location,
+ * 2 Anywhere; + 4 for a repeat; + 8 × the granting counter's value before a fresh grant (its seq: the core
+ * compares it with what it saw taken); −1 refused while the room recovers (a token holding its slot is answered).
  */
 export const takeSlotScript: LuaScript = {
   name: 'takeSlot',
   source: `local H, T, token, attempt = KEYS[1], KEYS[2], ARGV[1], ARGV[6]
 local earlier, claim, via
+${recoveringSource(5, 9, 7)} and not redis.call('HGET', T, token) then return -1 end
 local limit = tonumber(ARGV[2])
 if limit > 0 then
   local counts = redis.call('HMGET', H, ARGV[7], ARGV[8])
@@ -111,7 +123,7 @@ if earlier then
 end
 ${claimSource(4, 'ARGV[7]')}return via
 `,
-  sha1: 'c9024a4ec183c0e5a2514ca2e511bf3ef082fb02',
+  sha1: 'c19bb71210ea16d70e3d5877935685c1667838d8',
 }
 
 /**
@@ -121,10 +133,11 @@ ${claimSource(4, 'ARGV[7]')}return via
  * (bare, Anywhere counter). A token's first answer is `{attempt}:{seq}`, `*`-prefixed for Anywhere (one
  * stored by takeSlot has no seq: 0 is answered). KEYS: the scope's location hash (any room key for
  * Anywhere), tokens of minute m, tokens of minute m − 1, the hash of the location the admission counts for
- * (else the first key again), the room's location index. ARGV: token, limit, previous reported ('' for
- * none), attempt, kind, counter field (`~c{m}` or `*`), its minute − 1 field (`~c{m−1}` or `*`), the first
+ * (else the first key again), the room's location index, its lost minute. ARGV: token, limit, previous reported
+ * ('' for none), attempt, kind, counter field (`~c{m}` or `*`), its minute − 1 field (`~c{m−1}` or `*`), the first
  * admission field (`~b{m}` on the scope's hash for B and O, `~h{m}` on the location's for A), the second
- * (`~g{m}`, on the location's for O), `~c{m}` (the minute, for the index). Reply: seq × 4 + taken + 2 × repeat.
+ * (`~g{m}`, on the location's for O), `~c{m}` (the minute, for the index and the recovery check), recovery window
+ * ('' for the default). Reply: seq × 4 + taken + 2 × repeat; −1 refused while the room recovers.
  */
 export const incrementScript: LuaScript = {
   name: 'increment',
@@ -134,6 +147,7 @@ if earlier then
   local from, seq = string.match(earlier, '^%*?([^:]*):?(%d*)$')
   return (tonumber(seq) or 0) * 4 + 1 + (from == attempt and 0 or 2)
 end
+${recoveringSource(6, 11, 10)} then return -1 end
 local anywhere = kind == 'A' or kind == 'Z'
 local seq = tonumber(redis.call('HGET', anywhere and T or KEYS[1], ARGV[6])) or 0
 local limit = tonumber(ARGV[2])
@@ -159,7 +173,7 @@ local field = kind == 'O' and ARGV[9] or kind == 'A' and ARGV[8]
 if field and redis.call('HINCRBY', KEYS[4], field, '1') == 1 then claim = KEYS[4] end
 ${claimSource(5, 'ARGV[10]')}return seq * 4 + 1
 `,
-  sha1: '908411a572d142a1eb1780e70d547ee6193bdc84',
+  sha1: '31d43f2c22525c74dd2a3fdedfdad22a7fab42e2',
 }
 
 export { syncScript }

@@ -20,9 +20,12 @@ import type { LuaScript } from './scripts.ts'
  *   (`nextGeneration`; a report with no deltas and no once keys, or a retry, only reads): a report
  *   that saw a later generation of this epoch than the key holds finds an older copy put back (a Redis restarted
  *   from an older RDB or AOF), so the reporting location is marked recovering (`R{minute}`) and the generation
- *   moves past the one seen.
+ *   moves past the one seen. A report that saw another epoch knew a state this one replaced: marked the same way
+ *   (no jump), here rather than by the worker one report later.
+ * - Every `R{m}` mark added (by a report or here) moves the room's lost minute (KEYS[6]) up to m: the grant
+ *   scripts read it and refuse while the room recovers.
  * KEYS: location hash, the room's location index (zset: name → last merge ms), report id marker, epoch,
- * generation.
+ * generation, lost minute.
  * ARGV: location, at (ms), keepMinutes, location key prefix, report id ttl seconds, epoch if new
  * (`at:reportId`), number of delta pairs D, once key prefix, once ttl seconds, the epoch id the report saw a
  * generation of ('' for none), that generation, D × (field, delta), then per once key: key, pairs P,
@@ -42,6 +45,10 @@ if not epoch then
 end
 local function add(field, delta)
   if redis.call('HINCRBY', H, field, delta) == 0 then redis.call('HDEL', H, field) end
+  if string.byte(field) == 82 and tonumber(delta) > 0 then
+    local minute, held = tonumber(string.sub(field, 2)), tonumber(redis.call('GET', KEYS[6]))
+    if minute and (not held or minute > held) then redis.call('SET', KEYS[6], minute) end
+  end
 end
 local changed = false
 if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
@@ -64,12 +71,15 @@ if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
 end
 local generation = tonumber(redis.call('GET', KEYS[5])) or 0
 local seen = tonumber(ARGV[11]) or 0
-if seen > generation and ARGV[10] ~= '' and string.sub(epoch, string.find(epoch, ':', 1, true) + 1) == ARGV[10] then
-  add('R' .. math.floor(at / 60000), 1)
-  redis.call('ZADD', KEYS[2], 'GT', at, location)
-  redis.call('EXPIRE', H, ttl)
-  generation = seen
-  changed = true
+if ARGV[10] ~= '' then
+  local same = string.sub(epoch, string.find(epoch, ':', 1, true) + 1) == ARGV[10]
+  if not same or seen > generation then
+    add('R' .. math.floor(at / 60000), 1)
+    redis.call('ZADD', KEYS[2], 'GT', at, location)
+    redis.call('EXPIRE', H, ttl)
+    if same then generation = seen end
+    changed = true
+  end
 end
 if changed then
   generation = generation + 1
@@ -101,5 +111,5 @@ for i = 1, #index, 2 do
 end
 return reply
 `,
-  sha1: '549ffe1c185988258b0b6144f02b5d2279854b28',
+  sha1: '31393ed215a22fe040a7ec6c2f440ffdcfa631c2',
 }

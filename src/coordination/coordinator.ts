@@ -37,6 +37,13 @@ export interface CounterRequest {
    * (a bare counter in a benchmark or test), a grant adds nothing to any state.
    */
   location?: string
+  /**
+   * How many minutes after the minute of a recorded loss of state the counter refuses every fresh grant
+   * ({@link refusesWhileRecovering}): `sessionDurationMinutes + 1`, the minutes the snapshot counts the room as
+   * recovering. 0: never refuse (`failMode: 'open'` admits as if empty). Left out (a caller of an older version,
+   * a bare counter): {@link DEFAULT_RECOVERY_MINUTES}, the longest session's — it fails safe.
+   */
+  recoveryMinutes?: number
 }
 
 export interface CounterResult {
@@ -46,6 +53,8 @@ export interface CounterResult {
   seq: number
   /** True when this token had already taken a slot here: the first answer again, nothing counted now. */
   repeat?: boolean
+  /** Refused because the room is recovering from a lost or restored state (not taken, nothing counted). */
+  recovering?: boolean
 }
 
 export interface SlotRequest {
@@ -60,6 +69,8 @@ export interface SlotRequest {
   localPreviousReported?: number
   anywherePreviousReported?: number
   token: string
+  /** {@link CounterRequest.recoveryMinutes}, for both counters. */
+  recoveryMinutes?: number
 }
 
 export interface SlotResult {
@@ -76,6 +87,8 @@ export interface SlotResult {
    * leave it out only lose that early warning.
    */
   seq?: number
+  /** Refused because the room is recovering ({@link CounterResult.recovering}): no counter was asked further. */
+  recovering?: boolean
 }
 
 export interface Coordinator {
@@ -104,6 +117,23 @@ export interface Coordinator {
   recordHistory?(batch: HistoryBatch): Promise<void>
   /** The history rows of minutes in [fromMinute, toMinute). */
   readHistory?(query: HistoryQuery): Promise<HistoryRow[]>
+}
+
+/** The recovery window a request without one gets: the longest session (30 minutes) plus one. */
+export const DEFAULT_RECOVERY_MINUTES = 31
+
+/**
+ * Whether a fresh grant is refused because the room is recovering: the backend holds `lostMinute`, the latest
+ * minute in which its state was found lost or restored (written in the same atomic step that found it, and
+ * with every `R{m}` mark a report adds), and the request's minute is within its recovery window of it — the
+ * same minutes the snapshot counts the room as full (location-part.ts: `R{m}` with m ≥ minute − session − 1).
+ * Read by every grant, so a worker that has not yet heard of the loss cannot grant from the emptied state. A
+ * token that already holds its slot still gets its first answer (asked before this). Every adapter applies this.
+ */
+export function refusesWhileRecovering(request: { minute: number; recoveryMinutes?: number | undefined }, lostMinute: number | undefined): boolean {
+  if (lostMinute === undefined || !Number.isFinite(lostMinute)) return false
+  const window = request.recoveryMinutes ?? DEFAULT_RECOVERY_MINUTES
+  return window > 0 && request.minute <= lostMinute + window
 }
 
 /** Counters are kept this many minutes past their minute, for late retries. */
@@ -137,6 +167,7 @@ export const locationCounterRequest = (request: SlotRequest): CounterRequest => 
   limit: request.localLimit,
   previousReported: request.localPreviousReported,
   token: request.token,
+  ...(request.recoveryMinutes === undefined ? {} : { recoveryMinutes: request.recoveryMinutes }),
 })
 
 /** The Anywhere pool's counter request of a slot request. */
@@ -148,6 +179,7 @@ export const anywhereCounterRequest = (request: SlotRequest): CounterRequest => 
   limit: request.anywhereLimit,
   previousReported: request.anywherePreviousReported,
   token: request.token,
+  ...(request.recoveryMinutes === undefined ? {} : { recoveryMinutes: request.recoveryMinutes }),
 })
 
 /**
@@ -172,7 +204,11 @@ export function takeInOrder(
     if (i === order.length) return { admitted: false, roundTrips: roundTrips(i) }
     const [counter, via] = order[i]!
     const settle = (r: CounterResult): SlotResult | Promise<SlotResult> =>
-      r.taken ? { admitted: true, via, repeat: r.repeat === true, roundTrips: roundTrips(i + 1), seq: r.seq } : step(i + 1)
+      r.taken
+        ? { admitted: true, via, repeat: r.repeat === true, roundTrips: roundTrips(i + 1), seq: r.seq }
+        : r.recovering
+          ? { admitted: false, recovering: true, roundTrips: roundTrips(i + 1) }
+          : step(i + 1)
     const result = take(counter)
     return result instanceof Promise ? result.then(settle) : settle(result)
   }

@@ -39,6 +39,8 @@ export interface Room {
   due: Map<string, number>
   /** The earliest time in `due` (Infinity when empty): a sync before it does not look at `due`. */
   nextDue: number
+  /** The latest minute a report marked the state lost (`R{m}`): every grant reads it (`refusesWhileRecovering`). */
+  lostMinute?: number
 }
 
 /** The room's aggregation stages and epoch, created with the room. */

@@ -15,6 +15,7 @@ import {
   admissionDeltas,
   COUNTER_TTL_MINUTES,
   effectiveLimit,
+  refusesWhileRecovering,
   takeInOrder,
   type Coordinator,
   type CounterRequest,
@@ -24,7 +25,7 @@ import {
 } from './coordinator.ts'
 import { MemoryHistoryStore } from '../history/memory-store.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
-import { onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
+import { lostMinuteIn, onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
 import { changed, locationNode, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
 
 export const DRIVER_NAME = 'memory'
@@ -96,6 +97,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     const earlier = counter.tokens.get(request.token)
     if (earlier !== undefined) return { taken: true, seq: earlier, repeat: true }
     const seq = counter.count
+    if (refusesWhileRecovering(request, rooms.get(request.roomId)?.lostMinute)) return { taken: false, seq, recovering: true }
     const previous = counters.get(counterKey(request.roomId, request.scope, request.minute - 1))?.count ?? 0
     if (seq >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq }
     counter.count++
@@ -132,6 +134,8 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       const minute = minuteOf(now)
       entry.once.prune(minute - onceRetentionMinutes(report.keepMinutes))
       if (node.aggregator.apply(report, now, (key) => entry.once.claim(key, report.id, minute))) changed(entry, report.location, node, exchangeIntervalMs)
+      const lost = lostMinuteIn(report.deltas)
+      if (lost !== undefined) entry.lostMinute = Math.max(entry.lostMinute ?? lost, lost)
       publishDue(entry, now)
       const own = node.aggregator.state()
       let view = node.view

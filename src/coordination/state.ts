@@ -18,7 +18,8 @@
  *            names the ticket only — the same across renewals, old cookies, workers and locations — so the
  *            decrement and the marker apply once per room (see {@link WorkerReport.once}).
  * - `R{m}`   a worker saw the room's state lost or replaced (a new epoch) in minute m: the room counts as
- *            full until every session admitted before the loss has expired.
+ *            full until every session admitted before the loss has expired. Adapters also keep the latest such
+ *            m beside the state (written with the mark) for their grants to read (`refusesWhileRecovering`).
  */
 
 /** The counts one location holds, plus when they were last changed. */
@@ -77,17 +78,47 @@ export interface WorkerReport {
  * report applied for the first time, with deltas or once keys) advances it by one; one that only reads (a cold
  * worker's first sync, a refresh, a retry) leaves it, so reading never hides an older copy. The state's
  * `current` is below the report's `seen` of the same epoch only in an older copy put back: `restored`, and the
- * generation jumps past what was seen, so the other workers' lower sightings do not mark it again. Every
+ * generation jumps past what was seen, so the other workers' lower sightings do not mark it again. A sighting of
+ * another epoch is `restored` too (a lost state: the room recovers), with no jump. Every
  * adapter that answers generations applies exactly this.
  */
 export function nextGeneration(current: number, report: WorkerReport, epochId: string, changed: boolean): { generation: number; restored: boolean } {
   const seen = report.seen
   const restored = seen !== undefined && seen.epoch === epochId && seen.generation > current
-  return { generation: restored ? seen.generation + 1 : changed ? current + 1 : current, restored }
+  // A sighting of another epoch: the reporting worker knew a state this one replaced (on a shared backend every
+  // other epoch was lost — or, to a worker behind, replaced by this one). Marked here, in the step that creates
+  // or reads the new state, rather than one report later by the worker: no other worker can grant from the new
+  // state before it counts as recovering. The mark changes the state, so the generation advances.
+  const otherEpoch = seen !== undefined && seen.epoch !== epochId
+  return { generation: restored ? seen.generation + 1 : changed || otherEpoch ? current + 1 : current, restored: restored || otherEpoch }
+}
+
+/**
+ * The latest minute of a loss mark (`R{m}`, positive) among `deltas`, undefined for none: an adapter keeps the
+ * room's latest one beside the state, written with the mark, for its grants to read (`refusesWhileRecovering`).
+ */
+export function lostMinuteIn(deltas: Record<string, number>): number | undefined {
+  let latest: number | undefined
+  for (const field in deltas) {
+    if (field.charCodeAt(0) !== 82 || !(deltas[field]! > 0)) continue
+    const minute = fieldMinute(field)
+    if (Number.isInteger(minute) && (latest === undefined || minute > latest)) latest = minute
+  }
+  return latest
 }
 
 /** Whether a report, applied, changes the state (the generation then advances). */
 export const changesState = (report: WorkerReport): boolean => Object.keys(report.deltas).length > 0 || Object.keys(report.once ?? {}).length > 0
+
+/** The latest minute of a loss mark in any location of `state` (see {@link lostMinuteIn}). */
+export function lostMinuteInState(state: RoomState): number | undefined {
+  let latest: number | undefined
+  for (const name in state.locations) {
+    const minute = lostMinuteIn(state.locations[name]!.counts)
+    if (minute !== undefined && (latest === undefined || minute > latest)) latest = minute
+  }
+  return latest
+}
 
 /**
  * The identity of a room's stored state. Written set-if-absent when a room's state is created; a backend that

@@ -49,6 +49,11 @@ export interface ConformanceHarness {
    * SQLite, Redis), and must compare a report's `seen` with it in the sync's atomic step.
    */
   generations?: boolean
+  /**
+   * A location's grant step learns a loss marked by another location only at its next exchange with the room
+   * (Durable Objects: a colo's object holds its counters). Left out: every grant reads the room's mark at once.
+   */
+  marksReachLocationsOnExchange?: boolean
 }
 
 /** A fixed minute for tests: 2026-11-30 12:00 UTC. */
@@ -165,6 +170,66 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
       expect((await take(BASE_MINUTE + 50, 1, 'm50', 0)).taken).toBe(true)
       expect((await take(BASE_MINUTE + 3, 1, 'm3', 99)).taken).toBe(true)
     })
+
+    it('refuses every fresh grant while the room recovers: a loss mark read by the grant step itself, room-wide', async () => {
+      const roomId = room('recovering')
+      const slot = (location: string, minute: number, token: string, recoveryMinutes?: number) =>
+        takeSlot(coordinator, { roomId, location, minute, localLimit: 5, anywhereLimit: 5, token, ...(recoveryMinutes === undefined ? {} : { recoveryMinutes }) })
+      const bare = (location: string, scope: string, minute: number, token: string, recoveryMinutes?: number) =>
+        coordinator.increment({ roomId, scope, location, minute, limit: 5, token, ...(recoveryMinutes === undefined ? {} : { recoveryMinutes }) })
+      expect((await slot('SJC', BASE_MINUTE, 'before', 6)).admitted).toBe(true)
+      // A worker of SJC reports the loss, in minute BASE + 1; LHR's workers have not synced since.
+      await coordinator.sync(report(roomId, 'SJC', BASE_MS + 61_000, { [`R${BASE_MINUTE + 1}`]: 1 }))
+      if (harness.marksReachLocationsOnExchange) await propagate(coordinator, roomId, ['SJC', 'LHR'], BASE_MS + 62_000)
+      // A token that holds its slot gets its first answer; every fresh grant is refused, in every location.
+      expect((await slot('SJC', BASE_MINUTE, 'before', 6)).admitted).toBe(true)
+      const refusedIn = async (location: string, minute: number) => {
+        const refused = await slot(location, minute, `new-${location}-${minute}`, 6)
+        expect({ admitted: refused.admitted, recovering: refused.recovering }).toEqual({ admitted: false, recovering: true })
+      }
+      for (const location of ['SJC', 'LHR']) {
+        await refusedIn(location, BASE_MINUTE + 1)
+        for (const scope of [location, ANYWHERE]) expect((await bare(location, scope, BASE_MINUTE + 2, `bare-${location}-${scope}`, 6)).recovering).toBe(true)
+      }
+      // failMode 'open' (window 0) grants; the window's last minute refuses; the minutes after it grant.
+      expect((await slot('LHR', BASE_MINUTE + 2, 'open', 0)).admitted).toBe(true)
+      for (const location of ['SJC', 'LHR']) await refusedIn(location, BASE_MINUTE + 7)
+      expect((await slot('LHR', BASE_MINUTE + 8, 'after', 6)).admitted).toBe(true)
+      // A caller that names no window (an older version) gets the longest: it fails safe.
+      expect((await slot('LHR', BASE_MINUTE + 9, 'old-caller')).recovering).toBe(true)
+      expect((await bare('LHR', 'LHR', BASE_MINUTE + 9, 'old-bare')).recovering).toBe(true)
+      // A later mark moves the window on; an earlier one does not move it back.
+      await coordinator.sync(report(roomId, 'LHR', BASE_MS + 9 * 60_000, { [`R${BASE_MINUTE + 9}`]: 1, [`R${BASE_MINUTE}`]: 1 }))
+      if (harness.marksReachLocationsOnExchange) await propagate(coordinator, roomId, ['SJC', 'LHR'], BASE_MS + 9 * 60_000 + 1000)
+      expect((await slot('SJC', BASE_MINUTE + 15, 'later-mark', 6)).recovering).toBe(true)
+      expect((await slot('SJC', BASE_MINUTE + 16, 'past-later-mark', 6)).admitted).toBe(true)
+    })
+
+    it('generated orders of loss marks and grants from several locations: a grant is refused exactly while a mark so far covers its minute', async () => {
+      for (const seed of [14, 1404, 90210]) {
+        const random = seeded(seed)
+        const pick = <T,>(items: T[]): T => items[Math.floor(random() * items.length)]!
+        const roomId = room(`recovering-${seed}`)
+        const locations = ['SJC', 'LHR', 'NRT']
+        let minute = BASE_MINUTE
+        let lost: number | undefined
+        for (let step = 0; step < 24; step++) {
+          minute += pick([0, 0, 1, 2])
+          if (random() < 0.25) {
+            // A worker of some location marks a loss in this minute or the one before.
+            const marked = minute - pick([0, 1])
+            await coordinator.sync(report(roomId, pick(locations), minute * 60_000 + step, { [`R${marked}`]: 1 }))
+            lost = Math.max(lost ?? marked, marked)
+            if (harness.marksReachLocationsOnExchange) await propagate(coordinator, roomId, locations, minute * 60_000 + step + 1)
+            continue
+          }
+          const window = pick([0, 1, 3, 6])
+          const asked = await takeSlot(coordinator, { roomId, location: pick(locations), minute, localLimit: 1000, anywhereLimit: 1000, token: `g${step}`, recoveryMinutes: window })
+          const refused = lost !== undefined && window > 0 && minute <= lost + window
+          expect({ step, admitted: asked.admitted, recovering: asked.recovering === true }).toEqual({ step, admitted: !refused, recovering: refused })
+        }
+      }
+    }, 120_000)
 
     it('merges reports of several workers per location and answers with every location', async () => {
       const roomId = room('merge')
@@ -348,10 +413,9 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
           expect(second.generation).toBe(g + 1)
           expect((await coordinator.sync(retried)).generation).toBe(g + 1)
           expect((await coordinator.sync(report(roomId, 'LHR', BASE_MS + 1500, {}))).generation).toBe(g + 1)
-          // A sighting of this generation or below, or of another epoch, is no restore.
+          // A sighting of this generation or below is no restore.
           const seenNow = { ...report(roomId, 'SJC', BASE_MS + 60_000, {}), seen: { epoch: first.epoch!.id, generation: second.generation! } }
-          const other = { ...report(roomId, 'SJC', BASE_MS + 60_000, {}), seen: { epoch: 'another-epoch', generation: 1e9 } }
-          for (const r of [seenNow, other]) expect((await coordinator.sync(r)).locations.SJC?.counts[lost]).toBeUndefined()
+          expect((await coordinator.sync(seenNow)).locations.SJC?.counts[lost]).toBeUndefined()
           // A worker saw generation g + 1000 of this epoch: the state it finds is an older copy put back.
           const restored = await coordinator.sync({ ...report(roomId, 'LHR', BASE_MS + 61_000, {}), seen: { epoch: first.epoch!.id, generation: g + 1000 } })
           expect(restored.locations.LHR?.counts[lost]).toBe(1)
@@ -360,6 +424,21 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
           const later = await coordinator.sync({ ...report(roomId, 'SJC', BASE_MS + 62_000, {}), seen: { epoch: first.epoch!.id, generation: g + 999 } })
           expect(later.locations.LHR?.counts[lost]).toBe(1)
           expect(later.locations.SJC?.counts[lost]).toBeUndefined()
+        })
+      }
+
+      if (harness.generations) {
+        it('a report that saw another epoch marks the room recovering in the sync that answers this one: no worker grants from the new state first', async () => {
+          const roomId = room('other-epoch')
+          const first = await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [a]: 1 }))
+          const g = first.generation!
+          // A worker that knew the state before a loss (an epoch this backend no longer holds) reports.
+          const sighted = await coordinator.sync({ ...report(roomId, 'LHR', BASE_MS + 1000, {}), seen: { epoch: 'lost-epoch', generation: 1e9 } })
+          expect(sighted.locations.LHR?.counts[`R${BASE_MINUTE}`]).toBe(1)
+          expect(sighted.generation).toBe(g + 1)
+          // Another worker, which has not synced since, asks for a slot: refused by the grant step.
+          const asked = await takeSlot(coordinator, { roomId, location: 'SJC', minute: BASE_MINUTE, localLimit: 5, anywhereLimit: 5, token: 'unaware', recoveryMinutes: 6 })
+          expect({ admitted: asked.admitted, recovering: asked.recovering }).toEqual({ admitted: false, recovering: true })
         })
       }
 

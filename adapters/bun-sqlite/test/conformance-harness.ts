@@ -29,7 +29,7 @@ export function conformanceHarness(h: SqliteHarness): ConformanceHarness {
     generations: true,
     wipe: (_coordinator, roomId) => {
       const db = h.open(path)
-      for (const table of ['state', 'locations', 'reports', 'rooms', 'counters', 'counter_tokens', 'generations']) {
+      for (const table of ['state', 'locations', 'reports', 'rooms', 'counters', 'counter_tokens', 'generations', 'recovery']) {
         db.prepare(`DELETE FROM wr_${table} WHERE room = ?`).run(roomId)
       }
       db.close()

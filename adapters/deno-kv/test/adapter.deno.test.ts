@@ -152,8 +152,8 @@ Deno.test('expired fields and long-silent locations are deleted from KV, not jus
   expect(Object.keys(view.locations)).toEqual(['fra'])
   const stored: string[] = []
   for await (const entry of kv.list({ prefix: ['wr-test', 'room', 'state'] })) stored.push(entry.key.slice(3).join('/'))
-  // The epoch (key part 0) is kept: it is the room's identity, not a count.
-  expect(stored).toEqual(['fra/@updated', `fra/a${MINUTE + 1500}`, '0'])
+  // The epoch (key part 0) and the generation (1) are kept: the room's identity and version, not counts.
+  expect(stored).toEqual(['fra/@updated', `fra/a${MINUTE + 1500}`, '0', '1'])
   expect(view.locations.fra!.updatedAt).toBe(dayLater)
 })
 
