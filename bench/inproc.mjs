@@ -6,6 +6,9 @@
 //   node bench/inproc.mjs [--cases bare,empty,admitted,new,queued,too-early] [--rounds 5] [--requests 4000]
 //   bun bench/inproc.mjs …          deno run -A bench/inproc.mjs …
 //   BENCH_DIST=/tmp/patched node bench/inproc.mjs        (another build)
+//   node bench/inproc.mjs --before /tmp/old/dist          (the room's cases from another build too, as
+//                                                          `case@before`, alternating with them in one process)
+import { pathToFileURL } from 'node:url'
 import { Hono } from 'hono'
 import { benchRoomOptions, dist, median, option, round } from './lib.mjs'
 
@@ -17,32 +20,37 @@ const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 const URL_ = 'http://127.0.0.1:8080/'
 const HEADERS = { 'user-agent': 'wrk', accept: '*/*' }
 
-const { waitingRoom } = await dist('src/room/middleware.js')
-const { memoryCoordinator } = await dist('adapters/memory/index.js')
 const ok = (c) => c.text('ok')
-const roomApp = (open) =>
-  new Hono()
-    .use(
-      waitingRoom(benchRoomOptions(open, SECRET, memoryCoordinator())),
-    )
-    .get('/', ok)
 const get = (app, cookie) => app.fetch(new Request(URL_, { headers: cookie ? { ...HEADERS, cookie } : HEADERS }))
 const cookieOf = async (app) => (await get(app)).headers.get('set-cookie').split(';')[0]
 
-const open = roomApp(true)
-const full = roomApp(false)
-await cookieOf(full) // the full room's one place
-const admitted = await cookieOf(open)
-const queued = await cookieOf(full)
+/** The room's cases served by the build whose modules `load` imports. */
+async function roomCases(load, suffix = '') {
+  const { waitingRoom } = await load('src/room/middleware.js')
+  const { memoryCoordinator } = await load('adapters/memory/index.js')
+  const roomApp = (open) => new Hono().use(waitingRoom(benchRoomOptions(open, SECRET, memoryCoordinator()))).get('/', ok)
+  const open = roomApp(true)
+  const full = roomApp(false)
+  await cookieOf(full) // the full room's one place
+  const admitted = await cookieOf(open)
+  const queued = await cookieOf(full)
+  return {
+    [`admitted${suffix}`]: () => get(open, admitted),
+    [`new${suffix}`]: () => get(open),
+    [`queued${suffix}`]: () => get(full),
+    [`too-early${suffix}`]: () => get(full, queued),
+  }
+}
+
 const bare = new Hono().get('/', ok)
 const empty = new Hono().use(async (_c, next) => await next()).get('/', ok)
+const before = option(argv, 'before', undefined)
+const fromBefore = (path) => import(pathToFileURL(`${before.replace(/\/$/, '')}/${path}`).href)
 const CASES = {
   bare: () => get(bare),
   empty: () => get(empty),
-  admitted: () => get(open, admitted),
-  new: () => get(open),
-  queued: () => get(full),
-  'too-early': () => get(full, queued),
+  ...(await roomCases(dist)),
+  ...(before ? await roomCases(fromBefore, '@before') : {}),
 }
 
 const cpu = () => {
@@ -57,7 +65,9 @@ async function run(request, n) {
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
 }
 
-const cases = option(argv, 'cases', Object.keys(CASES).join(',')).split(',')
+const asked = option(argv, 'cases', undefined)?.split(',')
+// --cases names the cases; with --before each room case named brings its `@before` twin.
+const cases = asked ? Object.keys(CASES).filter((c) => asked.includes(c.replace(/@before$/, ''))) : Object.keys(CASES)
 const times = Object.fromEntries(cases.map((c) => [c, []]))
 for (const c of cases) await run(CASES[c], REQUESTS / 2) // warm-up
 for (let r = 0; r < ROUNDS; r++) {

@@ -78,15 +78,17 @@ export const isMaxField = (field: string): boolean => field.startsWith(MAX_PREFI
 
 /** Merges `fields` into `into` in place: counters added (a sum of 0 is dropped), gauges max-merged. */
 export function mergeFields(into: Record<string, number>, fields: Record<string, number>): void {
-  for (const field in fields) {
-    const value = fields[field]!
-    if (!Number.isFinite(value)) continue
-    if (isMaxField(field)) into[field] = Math.max(into[field] ?? -Infinity, value)
-    else {
-      const sum = (into[field] ?? 0) + value
-      if (sum === 0) delete into[field]
-      else into[field] = sum
-    }
+  for (const field in fields) mergeField(into, field, fields[field]!)
+}
+
+/** {@link mergeFields} of one field (no object built for it: a flood counts an arrival per request). */
+export function mergeField(into: Record<string, number>, field: string, value: number): void {
+  if (!Number.isFinite(value)) return
+  if (isMaxField(field)) into[field] = Math.max(into[field] ?? -Infinity, value)
+  else {
+    const sum = (into[field] ?? 0) + value
+    if (sum === 0) delete into[field]
+    else into[field] = sum
   }
 }
 

@@ -6,7 +6,7 @@
  * once by the backend), and what is pending stays bounded (oldest minutes dropped first) if the backend is down.
  */
 import { binOf, SESSION_BINS_SECONDS, WAIT_BINS_SECONDS } from './bins.ts'
-import { F, HISTORY_DEDUPE_MINUTES, mergeFields, type HistoryBatch, type HistoryRow, type HistoryStore } from './model.ts'
+import { F, HISTORY_DEDUPE_MINUTES, mergeField, mergeFields, type HistoryBatch, type HistoryRow, type HistoryStore } from './model.ts'
 import { randomId } from '../ticket/random.ts'
 
 export interface RecorderOptions {
@@ -48,19 +48,25 @@ export class HistoryRecorder {
     this.options = options
   }
 
+  /** The row last asked for, while it is pending: under a flood nearly every request adds to the same one. */
+  #last: HistoryRow | undefined
+
   #row(minute: number, location: string): Record<string, number> {
+    const last = this.#last
+    if (last !== undefined && last.minute === minute && last.location === location) return last.fields
     const key = `${minute}\n${location}`
     let row = this.#pending.get(key)
     if (!row) {
       if (this.#pending.size >= MAX_PENDING_ROWS) this.#pending.delete(this.#pending.keys().next().value!)
       this.#pending.set(key, (row = { minute, location, fields: {} }))
     }
+    this.#last = row
     return row.fields
   }
 
   /** Adds `delta` to a counter (admissions, arrivals, bins, extra counters). */
   add(minute: number, location: string, field: string, delta = 1): void {
-    mergeFields(this.#row(minute, location), { [field]: delta })
+    mergeField(this.#row(minute, location), field, delta)
   }
 
   /** An open counter another part of the room keeps (e.g. `challenge.passed`), summed like the others. */
@@ -160,6 +166,7 @@ export class HistoryRecorder {
     if (!coordinator.recordHistory) {
       // A backend without history: nothing to keep.
       this.#pending.clear()
+      this.#last = undefined
       return Promise.resolve()
     }
     const record = coordinator.recordHistory.bind(coordinator)
@@ -170,6 +177,7 @@ export class HistoryRecorder {
       if (this.#pending.size === 0) return
       const rows = [...this.#pending.values()].filter((row) => Object.keys(row.fields).length > 0)
       this.#pending.clear()
+      this.#last = undefined
       if (rows.length === 0) return
       this.#unsent = { id: randomId(), roomId: this.options.roomId, at: now, retentionMinutes: this.options.retentionMinutes, rows }
       await record(this.#unsent)

@@ -109,19 +109,20 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
     }
 
     // Respond: the queue page, with the ticket that keeps the user's place (none for a rejection).
+    let cookie: string | undefined
     if (decision.outcome === 'rejected') c.set('waitingRoom', { outcome: 'rejected', reason: decision.reason })
     else {
       if (decision.reason === 'too-early' && ticket && challenge && challenge.passed && ticket.challenge !== 1) {
-        await room.setTicket(c, { ...ticket, challenge: 1 }, now, s) // answered early: the claim is kept, nothing counted
+        cookie = await room.ticketCookie(c, { ...ticket, challenge: 1 }, now, s) // answered early: the claim is kept, nothing counted
       } else if (decision.reason !== 'too-early' && decision.reason !== 'queue-full') {
         const queuedTicket = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: decision.refresh, ...claim }
-        await room.setTicket(c, queuedTicket, now, s)
+        cookie = await room.ticketCookie(c, queuedTicket, now, s)
       }
       c.set('waitingRoom', { outcome: 'queued', reason: decision.reason, ticketId, bucketId })
     }
     // `log` mode: the page still carries the challenge until it is answered.
     const shown = challenge && !challenge.passed && decision.outcome === 'queued' ? await challengeView(room, c, now) : undefined
-    return queueResponse(room, c, s, { ...decision, challenge: shown }, now)
+    return queueResponse(room, c, s, { ...decision, cookie, challenge: shown }, now)
   }
 
   registerHandler(middleware, room)

@@ -24,6 +24,7 @@ import { legacyRoutes, routeScorer } from './routes.ts'
 import type { RoomHandle } from './decision.ts'
 import { ALREADY_SENT_HEADER, waitUntilOf, deferTo } from './execution.ts'
 import { RoomMetrics } from './metrics.ts'
+import { Refusals } from './pipeline/refusals.ts'
 import { RuleSource } from '../rules/store.ts'
 import { settleWithin } from '../coordination/timeout.ts'
 import type { ResolvedOptions } from './options.ts'
@@ -65,6 +66,8 @@ export class Room implements RegisteredRoom {
   readonly rules: RuleSource
   readonly link: WorkerLink
   readonly metrics = new RoomMetrics()
+  /** Slot requests refused this minute: a new user they answer costs no coordinator call. */
+  readonly refusals = new Refusals()
   readonly history: HistoryRecorder
   /** Undefined when the room covers every request. */
   readonly covers: ((c: Context) => boolean | Promise<boolean>) | undefined
@@ -163,16 +166,21 @@ export class Room implements RegisteredRoom {
     return ticket.lastCheckInTime <= now + CLOCK_SKEW_MS && now < this.sessionEndsAt(ticket, s)
   }
 
-  /** Seals `ticket` into the cookie, for as long as it lives. */
+  /** Seals `ticket` into the cookie, for as long as it lives, on the answer the origin gives. */
   async setTicket(c: Context, ticket: Ticket, now: number, s: EffectiveSettings): Promise<void> {
+    const cookie = await this.ticketCookie(c, ticket, now, s)
+    c.header('Set-Cookie', cookie, { append: true })
+    this.#setCookies.set(c, cookie)
+  }
+
+  /** The Set-Cookie line that carries `ticket` for as long as it lives (the queue answer sets it itself). */
+  async ticketCookie(c: Context, ticket: Ticket, now: number, s: EffectiveSettings): Promise<string> {
     // An admitted session is sealed with the epoch of the state it is counted in (session-epoch.ts).
     const epoch = ticket.acceptedAt > 0 ? this.link.epoch : undefined
     if (epoch !== undefined) ticket = { ...ticket, epoch: sealedTag(epoch, this.link.generation) }
     const value = await this.sealerOf(c).seal(ticket)
     const maxAge = (this.sessionEndsAt(ticket, s) - now) / 1000
-    const cookie = this.cookie(c, value, maxAge)
-    c.header('Set-Cookie', cookie, { append: true })
-    this.#setCookies.set(c, cookie)
+    return this.cookie(c, value, maxAge)
   }
 
   /** The ticket cookie each request was given, until the origin's answer is known (see carryTicket). */

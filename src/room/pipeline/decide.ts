@@ -133,20 +133,21 @@ async function askForSlot(
       else if (limits.localLimit > 0 || limits.anywhereLimit > 0) {
         // Read before the slot is taken: a sync while it is in flight may answer a state that holds it already.
         const reported = room.link.takenInState(location, minute)
-        const slot = takeSlot(coordinator, {
-          roomId: o.roomId,
-          location,
-          minute,
+        const request = {
+          roomId: o.roomId, location, minute,
           ...limits,
           localPreviousReported: snapshot.takenLastMinute.locations[location] ?? 0,
           anywherePreviousReported: snapshot.takenLastMinute.anywhere,
           token: ticketId,
           recoveryMinutes: o.failMode === 'closed' ? s.sessionDurationMinutes + 1 : 0, // the counter refuses as the snapshot would
-        })
-        asked.result = await withTimeout(slot, o.coordinatorTimeoutMs, coordinator.name)
+        }
+        // No call for a new user a refusal this minute answers (refusals.ts); under 'open' an outage admits: ask.
+        if (!ticket && o.failMode === 'closed' && room.refusals.refuses(location, minute, request)) return asked
+        asked.result = await withTimeout(takeSlot(coordinator, request), o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'
         else if (asked.result.recovering) asked.reason = 'recovering' // a loss marked since this worker's last sync
+        else room.refusals.note(location, minute, request) // a full counter, not a recovering room
         if (counterWentBack(reported, asked.result)) {
           // The counter has fewer grants than this worker saw reported: the backend lost its state. The slot
           // just taken stays counted (an over-count), but nobody is let in on a count that forgot the room.

@@ -13,6 +13,7 @@ import { renderQueuePage, type TemplateVariables } from '../../page/queue-page.t
 import { queueVariables } from '../../page/queue-variables.ts'
 import { requestHeaderOf } from '../../ticket/cookie.ts'
 import type { Room } from '../room.ts'
+import { respondWith, setHeaders, type AnswerHeaders } from './answer.ts'
 
 export interface QueueView {
   snapshot: Snapshot | undefined
@@ -22,6 +23,8 @@ export interface QueueView {
   newlyQueued: boolean
   /** ms of the user's last counted check-in when this request was not one (too early). */
   lastCountedAt?: number | undefined
+  /** The Set-Cookie line of the ticket that keeps the user's place (none: no ticket given). */
+  cookie?: string | undefined
   /** `queue-full`: the user was given no place (the `queueIsFull` variable). */
   reason?: string | undefined
   /** A challenge to answer (src/challenge/): its fields for JSON and templates, and the page's widget. */
@@ -58,11 +61,11 @@ function pageCache(room: Room, s: EffectiveSettings, snapshot: Snapshot | undefi
 export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view: QueueView, now: number): Response {
   const { o } = room
   const messages = messagesFor(requestHeaderOf(c, 'accept-language') ?? undefined, o.defaultTemplateLanguage)
-  c.header('Cache-Control', 'no-store')
-  if (view.refresh > 0) c.header('Refresh', String(view.refresh))
+  const headers: AnswerHeaders = { 'cache-control': 'no-store', 'set-cookie': view.cookie === undefined ? undefined : [view.cookie] }
+  if (view.refresh > 0) headers.refresh = String(view.refresh)
   const reading = c.req.method === 'GET' || c.req.method === 'HEAD'
   const status = statusFor(c.req.method, s.queueingStatusCode)
-  if (!reading) c.header('Retry-After', String(Math.max(1, view.refresh || o.refreshIntervalSeconds)))
+  if (!reading) headers['retry-after'] = String(Math.max(1, view.refresh || o.refreshIntervalSeconds))
   // An API client's write gets JSON it can parse whenever it asks for it; pages are for browsers' reads.
   // Cloudflare answers JSON only to exactly `Accept: application/json`; by default any mention of it will do.
   const accept = requestHeaderOf(c, 'accept') ?? ''
@@ -70,6 +73,7 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
   const wantsJson = cloudflare ? accept.trim() === 'application/json' : accept.toLowerCase().includes('application/json')
   const json = wantsJson && (o.jsonResponseEnabled || !reading)
   if (json || view.challenge) {
+    setHeaders(c, headers)
     const variables = variablesOf(room, s, view, now, messages)
     if (json) return c.json(cloudflare ? { cfWaitingRoom: variables } : { waitingRoom: variables }, status)
     variables.challengeWidget = view.challenge!.widget(variables)
@@ -84,8 +88,12 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
     page = renderQueuePage(variablesOf(room, s, view, now, messages), s.template, messages)
     cache.set(key, page)
   }
-  return c.html(page, status)
+  headers['content-type'] = HTML
+  return respondWith(c, { status, headers, body: page })
 }
+
+/** The content type Hono's `c.html` answers with. */
+const HTML = 'text/html; charset=UTF-8'
 
 /** The template and JSON variables of one queue response. */
 function variablesOf(room: Room, s: EffectiveSettings, view: QueueView, now: number, messages: Messages): TemplateVariables {
