@@ -191,10 +191,13 @@ export class SnapshotBuilder {
     }
     const layers = state.layers
     if (layers) put(layers.location, layers.own)
-    const anywhere = made.totals.takenThisAnywhere
-    const rawParts = layers ? made.parts.slice() : view.parts
-    const rawIndex = view.index
-    this.#taken = { anywhere, local: (location) => rawParts[rawIndex.get(location) ?? (layers && location === layers.location ? made.names.indexOf(location) : -1)]?.takenThis.local ?? 0 }
+    // The state's own counter use (without the overlay), for takenInState: the layered part, else the view's.
+    const own = layers ? locationPart(layers.own.counts, layers.own.updatedAt, w) : undefined
+    const raw = view
+    this.#taken = {
+      anywhere: made.totals.takenThisAnywhere,
+      local: (location) => (own && location === layers!.location ? own : raw.parts[raw.index.get(location) ?? -1])?.takenThis.local ?? 0,
+    }
     for (const [name, located] of overlay ?? []) put(name, located)
     return new BuiltSnapshot(minute, state.at, made.totals, made.names, made.parts, made.states, made.traffic)
   }
