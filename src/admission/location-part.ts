@@ -45,15 +45,29 @@ export interface LocationPart {
   oldestAdmissionMinute: number
 }
 
-const cache = new WeakMap<Record<string, number>, { key: string; part: LocationPart }>()
+const cache = new WeakMap<Record<string, number>, { w: Windows; updatedAt: number; part: LocationPart }>()
 
-/** The part of `counts` (last changed at `updatedAt`) in windows `w`, cached per counts object. */
+/** Windows in use, one object per distinct set (a few per minute), so a cached part is found by identity. */
+const interned = new Map<string, Windows>()
+const INTERNED_KEPT = 64
+
+/** The windows of `minute` (one object for equal windows: parts are cached by it). */
+export function windowsOf(minute: number, activeFrom: number, waitingFrom: number, trafficAge: number, averageMinutes: number): Windows {
+  const key = `${minute}|${activeFrom}|${waitingFrom}|${trafficAge}|${averageMinutes}`
+  let w = interned.get(key)
+  if (!w) {
+    if (interned.size >= INTERNED_KEPT) interned.clear()
+    interned.set(key, (w = { minute, activeFrom, waitingFrom, trafficMinute: minute - trafficAge, averageFrom: minute - averageMinutes }))
+  }
+  return w
+}
+
+/** The part of `counts` (last changed at `updatedAt`) in windows `w` (from {@link windowsOf}), cached per counts object. */
 export function locationPart(counts: Record<string, number>, updatedAt: number, w: Windows): LocationPart {
-  const key = `${w.minute}|${w.activeFrom}|${w.waitingFrom}|${updatedAt}`
   const hit = cache.get(counts)
-  if (hit && hit.key === key) return hit.part
+  if (hit && hit.w === w && hit.updatedAt === updatedAt) return hit.part
   const part = computePart(counts, w)
-  cache.set(counts, { key, part })
+  cache.set(counts, { w, updatedAt, part })
   return part
 }
 

@@ -5,7 +5,7 @@
  * computed once per snapshot and minute, so a decision costs a lookup and a counter call.
  */
 import { allocateSlots, availableSlots, eligibleSlots, type Allocation, type EligibleBucket, type Limits } from './slots.ts'
-import { reservationsBefore, roomAt, type Ahead, type ReservationInput } from './reservations.ts'
+import { aheadCache, reservationsBefore, roomAt, type AheadCache, type ReservationInput } from './reservations.ts'
 import type { Snapshot } from './snapshot.ts'
 
 export type QueueingMethod = 'fifo' | 'random' | 'passthrough' | 'reject'
@@ -31,7 +31,7 @@ export interface MinutePlan {
   /** Slots the Anywhere counter granted this minute, as far as the snapshot knows. */
   takenAnywhere: number
   /** Reservations per bucket prefix, filled as decisions ask for them. */
-  aheadCache: Ahead[]
+  aheadCache: AheadCache
 }
 
 /**
@@ -51,7 +51,7 @@ export function planMinute(snapshot: Snapshot, limits: Limits, previous?: Minute
     waiting += bucket.waiting
     reserved += bucket.eligibleSlots
   }
-  const allocation = withoutOveruse(allocateSlots(slots, snapshot.traffic, limits.totalActiveUsers), snapshot, slots)
+  const allocation = withoutOveruse(allocationOf(slots, snapshot.traffic, limits.totalActiveUsers), snapshot, slots)
   return {
     minute: snapshot.minute,
     slots,
@@ -64,7 +64,7 @@ export function planMinute(snapshot: Snapshot, limits: Limits, previous?: Minute
     totalActiveUsers: limits.totalActiveUsers,
     reservationInput: { buckets, waitingAt: snapshot.waitingAt, allocation, takenAt: snapshot.takenThisMinute.locations },
     takenAnywhere: snapshot.takenThisMinute.anywhere,
-    aheadCache: [],
+    aheadCache: aheadCache(),
   }
 }
 
@@ -89,12 +89,30 @@ function unseenLastMinute(snapshot: Snapshot, previous: MinutePlan): number {
  * allowed more) leaves that much less to the Anywhere pool, so the parts still add up to the minute's slots.
  */
 function withoutOveruse(allocation: Allocation, snapshot: Snapshot, slots: number): Allocation {
-  let reserved = 0
-  for (const name in allocation.locations) reserved += Math.max(allocation.locations[name]!, snapshot.takenThisMinute.locations[name] ?? 0)
-  for (const name in snapshot.takenThisMinute.locations) {
-    if (!(name in allocation.locations)) reserved += Math.max(0, snapshot.takenThisMinute.locations[name]!)
-  }
+  // What the locations reserve (slots − anywhere), plus what each took beyond it: a pass over the locations
+  // that took slots this minute, not over every location (whole numbers: the same sum in any order).
+  let reserved = slots - allocation.anywhere
+  const taken = snapshot.takenThisMinute.locations
+  for (const name in taken) reserved += Math.max(0, taken[name]! - (allocation.locations[name] ?? 0))
   return { locations: allocation.locations, anywhere: Math.max(0, slots - reserved) }
+}
+
+/** Allocations per traffic table (a snapshot's, kept while no location's reference traffic changes). */
+const allocations = new WeakMap<Record<string, number>, Map<string, Allocation>>()
+/** Distinct slot counts remembered per traffic table (a minute rarely sees more; past it, starts over). */
+const ALLOCATIONS_KEPT = 256
+
+/** {@link allocateSlots}, computed once per traffic table, slots and limit (it reads every location). */
+function allocationOf(slots: number, traffic: Record<string, number>, totalActiveUsers: number): Allocation {
+  let known = allocations.get(traffic)
+  if (!known) allocations.set(traffic, (known = new Map()))
+  const key = `${slots}|${totalActiveUsers}`
+  let allocation = known.get(key)
+  if (!allocation) {
+    if (known.size >= ALLOCATIONS_KEPT) known.clear()
+    known.set(key, (allocation = allocateSlots(slots, traffic, totalActiveUsers)))
+  }
+  return allocation
 }
 
 /** The limits one user's counter calls use; `undefined` when the user's bucket is not yet eligible. */
@@ -126,7 +144,7 @@ function heldBack(plan: MinutePlan, location: string, index: number): { local: n
   const ahead = reservationsBefore(plan.reservationInput, plan.aheadCache, index)
   const anywhereRoom = Math.max(0, plan.allocation.anywhere - plan.takenAnywhere)
   return {
-    local: Math.min(roomAt(plan.reservationInput, location), Math.ceil(ahead.at.get(location) ?? 0)),
+    local: Math.min(roomAt(plan.reservationInput, location), Math.ceil(ahead.at(location))),
     anywhere: Math.min(anywhereRoom, Math.ceil(ahead.spill)),
   }
 }

@@ -11,8 +11,8 @@
 import type { Allocation, EligibleBucket } from './slots.ts'
 
 export interface Ahead {
-  /** Location → eligible users of the older buckets waiting there (fractional for a partly eligible bucket). */
-  at: Map<string, number>
+  /** Eligible users of the older buckets waiting at `location` (fractional for a partly eligible bucket). */
+  at: (location: string) => number
   /** Eligible older users their location's untaken allocation cannot take: they need the Anywhere pool. */
   spill: number
 }
@@ -29,25 +29,65 @@ export interface ReservationInput {
 export const roomAt = (input: ReservationInput, location: string): number =>
   Math.max(0, (input.allocation.locations[location] ?? 0) - (input.takenAt[location] ?? 0))
 
-/** What the buckets before `index` hold, computed once per prefix (a plan's buckets do not change). */
-export function reservationsBefore(input: ReservationInput, cache: Ahead[], index: number): Ahead {
-  if (cache.length === 0) cache.push({ at: new Map(), spill: 0 })
-  while (cache.length <= index) {
-    const previous = cache[cache.length - 1]!
-    const bucket = input.buckets[cache.length - 1]!
-    cache.push(withBucket(input, previous, bucket))
-  }
-  return cache[index]!
+/**
+ * What the buckets before each index hold, built up bucket by bucket as decisions ask (a plan's buckets do not
+ * change). Running sums per location in arrays, not a map copied per bucket: at 300 locations and a dozen
+ * queued buckets the copies were most of a plan's cost (issue 15). Sums are added in the same order as ever.
+ */
+export interface AheadCache {
+  prefixes: Ahead[]
+  /** Locations in the order the buckets first name them, their running sums and their untaken allocations. */
+  names: string[]
+  slot: Map<string, number>
+  older: number[]
+  room: number[]
 }
 
-function withBucket(input: ReservationInput, previous: Ahead, bucket: EligibleBucket): Ahead {
-  const at = new Map(previous.at)
-  const where = input.waitingAt.get(bucket.bucketId)
-  if (where && bucket.eligibleSlots > 0 && bucket.waiting > 0) {
-    const part = bucket.eligibleSlots / bucket.waiting
-    for (const [name, waiting] of where) at.set(name, (at.get(name) ?? 0) + waiting * part)
+export const aheadCache = (): AheadCache => ({ prefixes: [], names: [], slot: new Map(), older: [], room: [] })
+
+/** What the buckets before `index` hold, computed once per prefix. */
+export function reservationsBefore(input: ReservationInput, cache: AheadCache, index: number): Ahead {
+  const { prefixes } = cache
+  if (prefixes.length === 0) prefixes.push(aheadOf(input, 0, 0))
+  while (prefixes.length <= index) {
+    const bucket = input.buckets[prefixes.length - 1]!
+    addBucket(input, cache, bucket)
+    let spill = 0
+    for (let k = 0; k < cache.names.length; k++) spill += Math.max(0, cache.older[k]! - cache.room[k]!)
+    prefixes.push(aheadOf(input, prefixes.length, spill))
   }
-  let spill = 0
-  for (const [name, older] of at) spill += Math.max(0, older - roomAt(input, name))
-  return { at, spill }
+  return prefixes[index]!
+}
+
+function addBucket(input: ReservationInput, cache: AheadCache, bucket: EligibleBucket): void {
+  const where = input.waitingAt.get(bucket.bucketId)
+  if (!where || bucket.eligibleSlots <= 0 || bucket.waiting <= 0) return
+  const part = bucket.eligibleSlots / bucket.waiting
+  for (const [name, waiting] of where) {
+    let k = cache.slot.get(name)
+    if (k === undefined) {
+      k = cache.names.push(name) - 1
+      cache.slot.set(name, k)
+      cache.older.push(0)
+      cache.room.push(roomAt(input, name))
+    }
+    cache.older[k] = cache.older[k]! + waiting * part
+  }
+}
+
+/** The prefix of `count` buckets: a location's share summed over them, in bucket order, when asked. */
+function aheadOf(input: ReservationInput, count: number, spill: number): Ahead {
+  return {
+    spill,
+    at: (location) => {
+      let older = 0
+      for (let i = 0; i < count; i++) {
+        const bucket = input.buckets[i]!
+        if (bucket.eligibleSlots <= 0 || bucket.waiting <= 0) continue
+        const waiting = input.waitingAt.get(bucket.bucketId)?.get(location)
+        if (waiting !== undefined) older += waiting * (bucket.eligibleSlots / bucket.waiting)
+      }
+      return older
+    },
+  }
 }

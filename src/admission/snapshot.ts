@@ -4,7 +4,7 @@
  */
 import { minuteOf, MINUTE_MS } from '../clock.ts'
 import type { RoomState } from '../coordination/state.ts'
-import { locationPart, type Windows } from './location-part.ts'
+import { locationPart, windowsOf } from './location-part.ts'
 
 /** Minutes a queued user stays in the waiting count after their last check-in (current + previous). */
 export const WAITING_WINDOW_MINUTES = 2
@@ -86,13 +86,7 @@ export function buildSnapshot(
   waitingWindow = WAITING_WINDOW_MINUTES,
 ): Snapshot {
   const minute = minuteOf(now)
-  const w: Windows = {
-    minute,
-    activeFrom: sessionWindowStart(minute, sessionDurationMinutes),
-    waitingFrom: minute - waitingWindow + 1,
-    trafficMinute: minute - TRAFFIC_REFERENCE_AGE,
-    averageFrom: minute - ADMISSIONS_AVERAGE_MINUTES,
-  }
+  const w = windowsOf(minute, sessionWindowStart(minute, sessionDurationMinutes), minute - waitingWindow + 1, TRAFFIC_REFERENCE_AGE, ADMISSIONS_AVERAGE_MINUTES)
   let activeUsers = 0
   let endingThisMinute = 0
   let admittedThisMinute = 0

@@ -25,7 +25,7 @@ import {
 } from './coordinator.ts'
 import { MemoryHistoryStore } from '../history/memory-store.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
-import { lostMinuteIn, onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
+import { layeredState, lostMinuteIn, onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
 import { changed, locationNode, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
 
 export const DRIVER_NAME = 'memory'
@@ -147,7 +147,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
         node.view = exchangeIntervalMs > 0 ? view : undefined
       }
       // The location's own state is always fresh; other locations are as of the last exchange.
-      return { locations: { ...view.locations, [report.location]: own }, at: now, epoch: entry.epoch }
+      return layeredState({ base: view.locations, location: report.location, own, source: entry.global }, now, entry.epoch)
     },
 
     restartLocations: () => restart(rooms, 'locations'),

@@ -9,10 +9,11 @@
  */
 import { minuteOf } from '../clock.ts'
 import type { Coordinator } from './coordinator.ts'
-import { buildSnapshot, type Snapshot } from '../admission/snapshot.ts'
+import type { Snapshot } from '../admission/snapshot.ts'
+import { locationStateOf, SnapshotBuilder } from '../admission/snapshot-builder.ts'
 import { SeenSet } from './seen-set.ts'
 import { withTimeout } from './timeout.ts'
-import { addCounts, admittedField, anywhereAdmittedField, applyOnce, lostStateField, revocationKeyOfField, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
+import { addCounts, admittedField, anywhereAdmittedField, applyOnce, lostStateField, revocationKeyOfField, type LocationState, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 import { randomId, type Ticket } from '../ticket/ticket.ts'
 import { sessionEpoch } from './session-epoch.ts'
 
@@ -44,6 +45,8 @@ export class WorkerLink {
   keepMinutes: number
   #state: RoomState | undefined
   #snapshot: Snapshot | undefined
+  /** Keeps the snapshot from one state to the next, reading only the locations that changed. */
+  #builder = new SnapshotBuilder()
   #pending = new Map<string, Record<string, number>>()
   /** Once-keyed deltas per location (revocations), reported with the next report. */
   #pendingOnce = new Map<string, NonNullable<WorkerReport['once']>>()
@@ -121,6 +124,8 @@ export class WorkerLink {
    * answer must not be compared with it, or a fresh grant would read as a counter that lost its state.
    */
   takenInState(location: string, minute: number): { local: number; anywhere: number } {
+    // The snapshot builder holds these sums for the state it last built from (every sync builds one).
+    if (this.#builder.state === this.#state && this.#builder.minute === minute) return this.#builder.takenThisMinute(location)
     const locations = this.#state?.locations ?? {}
     let anywhere = 0
     for (const name in locations) anywhere += locations[name]!.counts[anywhereAdmittedField(minute)] ?? 0
@@ -340,26 +345,28 @@ export class WorkerLink {
     if (!this.#state) return
     this.#dirty = false
     this.#newQueuePlaces = 0 // the pending deltas below include them
-    let state = this.#state
+    const state = this.#state
+    let overlay: Map<string, LocationState> | undefined
     if (this.#hasPending() || this.#unacknowledged.length > 0 || this.#observed.length > 0) {
-      const locations = { ...state.locations }
+      const own = new Map<string, LocationState>()
       // A once key the state already shows applied (its marker is there), or that an earlier report of this
       // worker carries, is not shown twice: the coordinator claims each key once in the room.
       let claimed: Set<string> | undefined // read from the state only when some report carries once keys
       const claim = (key: string): boolean => !(claimed ??= onceKeysIn(state)).has(key) && Boolean(claimed.add(key))
-      const own = (where: string, deltas: Record<string, number>, once?: WorkerReport['once']): void => {
-        const counts = { ...(locations[where]?.counts ?? {}) }
+      const add = (where: string, deltas: Record<string, number>, once?: WorkerReport['once']): void => {
+        const located = own.get(where) ?? locationStateOf(state, where)
+        const counts = { ...(located?.counts ?? {}) }
         addCounts(counts, deltas)
         applyOnce(counts, once, claim)
-        locations[where] = { counts, updatedAt: locations[where]?.updatedAt ?? now }
+        own.set(where, { counts, updatedAt: located?.updatedAt ?? now })
       }
-      for (const report of this.#unacknowledged) own(report.location, report.deltas, report.once)
-      for (const [where, deltas] of this.#pending) own(where, deltas)
-      for (const [where, once] of this.#pendingOnce) own(where, {}, once)
-      for (const observed of this.#observed) own(observed.location, observed.deltas)
-      state = { locations, at: state.at }
+      for (const report of this.#unacknowledged) add(report.location, report.deltas, report.once)
+      for (const [where, deltas] of this.#pending) add(where, deltas)
+      for (const [where, once] of this.#pendingOnce) add(where, {}, once)
+      for (const observed of this.#observed) add(observed.location, observed.deltas)
+      overlay = own
     }
-    this.#snapshot = buildSnapshot(state, now, this.options.sessionDurationMinutes, this.options.waitingWindowMinutes)
+    this.#snapshot = this.#builder.build(state, now, this.options.sessionDurationMinutes, this.options.waitingWindowMinutes, overlay)
   }
 }
 
