@@ -37,15 +37,18 @@ export function fastListener(fast: ProxyFastPath, listener: RequestListener, opt
   if (!agents) return listener
   return (incoming, outgoing) => {
     const target = incoming.url ?? ''
-    const host = incoming.headers.host
+    const raw = incoming.rawHeaders
+    const header = rawHeaderOf(raw)
+    // Every Host line, joined as the whole path reads them: node's `headers.host` keeps only the first, and
+    // two lines (`a, b`) must meet the whole path's pinning (421), not ride the first one past it.
+    const host = header('host')
     if (!host || !PLAIN_HOST.test(host) || !PLAIN_TARGET.test(target) || DOT_SEGMENT.test(target) || target.includes('#')) return listener(incoming, outgoing)
     const query = target.indexOf('?')
     if (options.isReserved?.(query === -1 ? target : target.slice(0, query))) return listener(incoming, outgoing)
     const proto = (incoming.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'
-    const raw = incoming.rawHeaders
     const url = `${proto}://${host}${target}`
     const c = new Context(plainRequest(incoming, url), { env: { incoming, outgoing } })
-    const forward = fastForward(fast.setup, c, { method: incoming.method!, target, host, proto, header: rawHeaderOf(raw) })
+    const forward = fastForward(fast.setup, c, { method: incoming.method!, target, host, proto, header })
     if (!forward) return listener(incoming, outgoing)
     pipe(fast, agents, c, forward, incoming, outgoing)
   }
