@@ -200,6 +200,14 @@ export class WorkerLink {
     this.#rebuild(now)
   }
 
+  /**
+   * Whether the snapshot is older than `maxSnapshotAgeMs` with no sync under way. A worker that serves only
+   * admitted users reports nothing, so without asking this it would never learn of a revocation made elsewhere.
+   */
+  stale(now: number): boolean {
+    return this.#syncing === undefined && this.#state !== undefined && now - this.#lastSyncAt >= this.options.maxSnapshotAgeMs
+  }
+
   /** The snapshot for `now`, rebuilt when the minute turned; undefined before the first sync. */
   snapshot(now: number): Snapshot | undefined {
     if (this.#snapshot && (this.#dirty || this.#snapshot.minute !== minuteOf(now))) this.#rebuild(now)

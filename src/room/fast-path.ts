@@ -56,6 +56,7 @@ export function admittedPass(room: Room, c: Context, request: PlainRequest, now:
   // The whole path would report to learn the epoch, or wait for a first snapshot to check revocations.
   if (link.epoch === undefined) return undefined
   if (room.revokeEnabled) {
+    room.freshenRevocations(c, now)
     const snapshot = link.snapshot(now)
     if (!snapshot || snapshot.revoked.has(ticket.ticketId)) return undefined
   }

@@ -223,6 +223,15 @@ export class Room implements RegisteredRoom {
     this.history.maybeFlush(coordinator, now, deferTo(c))
   }
 
+  /**
+   * Keeps the snapshot that revocations are checked against no older than `maxSnapshotAgeMs`, in the
+   * background: the admitted request that notices never waits, and the ones after it see revocations made on
+   * other workers. Without it a worker serving only admitted users kept its snapshot until a minute's renewals.
+   */
+  freshenRevocations(c: Context, now: number): void {
+    if (this.link.stale(now)) this.link.maybeSync(this.coordinatorOf(c), this.locationOf(c), now, deferTo(c))
+  }
+
   /** What the admin API and servers hold on to. */
   handle(): RoomHandle {
     const room = this

@@ -35,6 +35,7 @@ export async function readTicket(room: Room, c: Context, now: number, s: Effecti
  * as it would for a new user: otherwise a ticket revoked elsewhere would pass on it and could be revoked twice.
  */
 function revokedSnapshot(room: Room, c: Context, now: number): Snapshot | undefined | Promise<Snapshot | undefined> {
+  room.freshenRevocations(c, now)
   return room.link.snapshot(now) ?? room.link.ready(room.coordinatorOf(c), room.locationOf(c), now).catch(() => undefined)
 }
 
