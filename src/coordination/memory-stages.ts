@@ -5,7 +5,7 @@
  * lag the simulator models), and restarts of either stage for tests.
  */
 import { GlobalAggregator, LocationAggregator } from './aggregator.ts'
-import { newEpoch, OnceRegistry, type RoomEpoch, type RoomState } from './state.ts'
+import { newEpoch, OnceRegistry, type LocationState, type RoomEpoch, type RoomState, type StateLayers } from './state.ts'
 
 export interface LocationNode {
   aggregator: LocationAggregator
@@ -109,5 +109,18 @@ export function publishDue(entry: Room, now: number): void {
       node.lastPublishedAt = now
       entry.due.delete(location)
     } else entry.nextDue = Math.min(entry.nextDue, dueAt)
+  }
+}
+
+/** A state given as `layers` (see {@link RoomState.layers}); its `locations` record is made only if read. */
+export function layeredState(layers: StateLayers, at: number, epoch: RoomEpoch): RoomState {
+  let locations: Record<string, LocationState> | undefined
+  return {
+    get locations() {
+      return (locations ??= { ...layers.base, [layers.location]: layers.own })
+    },
+    at,
+    epoch,
+    layers,
   }
 }

@@ -25,8 +25,8 @@ import {
 } from './coordinator.ts'
 import { MemoryHistoryStore } from '../history/memory-store.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
-import { layeredState, lostMinuteIn, onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
-import { changed, locationNode, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
+import { lostMinuteIn, onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
+import { changed, layeredState, locationNode, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
 
 export const DRIVER_NAME = 'memory'
 

@@ -63,19 +63,6 @@ export interface StateLayers {
   source: object
 }
 
-/** A state given as `layers` (see {@link RoomState.layers}); its `locations` record is made only if read. */
-export function layeredState(layers: StateLayers, at: number, epoch: RoomEpoch): RoomState {
-  let locations: Record<string, LocationState> | undefined
-  return {
-    get locations() {
-      return (locations ??= { ...layers.base, [layers.location]: layers.own })
-    },
-    at,
-    epoch,
-    layers,
-  }
-}
-
 /** A worker's deltas for its location, sent in the background. */
 export interface WorkerReport {
   /** Unique per report: an aggregator applies a report id once, so a retried report is not counted twice. */

@@ -16,6 +16,7 @@ import { anyAdmin } from './admin-routes.ts'
 import { readCookie } from '../ticket/cookie.ts'
 import { MAY_DIFFER } from './readings.ts'
 import type { Room } from './room.ts'
+import { freshenRevocations } from './pipeline/session.ts'
 
 /** What the fast path reads of a request: cheap to get on every runtime. */
 export interface PlainRequest {
@@ -56,7 +57,7 @@ export function admittedPass(room: Room, c: Context, request: PlainRequest, now:
   // The whole path would report to learn the epoch, or wait for a first snapshot to check revocations.
   if (link.epoch === undefined) return undefined
   if (room.revokeEnabled) {
-    room.freshenRevocations(c, now)
+    freshenRevocations(room, c, now)
     const snapshot = link.snapshot(now)
     if (!snapshot || snapshot.revoked.has(ticket.ticketId)) return undefined
   }

@@ -13,6 +13,7 @@ import type { WaitingRoomEnv, WaitingRoomMiddleware } from './decision.ts'
 import { resolveOptions, type ResolvedOptions, type WaitingRoomOptions } from './options.ts'
 import { decide } from './pipeline/decide.ts'
 import { applyOriginCommand, stripOriginCommands } from './pipeline/origin-command.ts'
+import { carryTicket } from './ticket-carry.ts'
 import { queueResponse } from './pipeline/respond.ts'
 import { continueSession, readTicket } from './pipeline/session.ts'
 import { Room } from './room.ts'
@@ -79,7 +80,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       metrics.decisions.session++
       c.set('waitingRoom', { outcome: 'admitted', reason: 'session', ticketId: ticket.ticketId, acceptedAt: ticket.acceptedAt })
       await next()
-      room.carryTicket(c)
+      carryTicket(c)
       if (room.revokeEnabled) applyOriginCommand(room, c, ticket.ticketId, countedMinute, now)
       else stripOriginCommands(c)
       return
@@ -102,7 +103,7 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       await room.setTicket(c, admitted, now, s)
       c.set('waitingRoom', { outcome: 'admitted', reason: decision.reason, ticketId, acceptedAt: now, bucketId })
       await next()
-      room.carryTicket(c)
+      carryTicket(c)
       if (room.revokeEnabled) applyOriginCommand(room, c, ticketId, minuteOf(now), now)
       else stripOriginCommands(c)
       return

@@ -22,7 +22,8 @@ import { coverageCheck, plainCoverage, type PlainCoverage } from './coverage.ts'
 import { claimCookie, type RegisteredRoom } from './registry.ts'
 import { legacyRoutes, routeScorer } from './routes.ts'
 import type { RoomHandle } from './decision.ts'
-import { ALREADY_SENT_HEADER, waitUntilOf, deferTo } from './execution.ts'
+import { waitUntilOf, deferTo } from './execution.ts'
+import { rememberTicket } from './ticket-carry.ts'
 import { RoomMetrics } from './metrics.ts'
 import { Refusals } from './pipeline/refusals.ts'
 import { RuleSource } from '../rules/store.ts'
@@ -170,7 +171,7 @@ export class Room implements RegisteredRoom {
   async setTicket(c: Context, ticket: Ticket, now: number, s: EffectiveSettings): Promise<void> {
     const cookie = await this.ticketCookie(c, ticket, now, s)
     c.header('Set-Cookie', cookie, { append: true })
-    this.#setCookies.set(c, cookie)
+    rememberTicket(c, cookie)
   }
 
   /** The Set-Cookie line that carries `ticket` for as long as it lives (the queue answer sets it itself). */
@@ -181,25 +182,6 @@ export class Room implements RegisteredRoom {
     const value = await this.sealerOf(c).seal(ticket)
     const maxAge = (this.sessionEndsAt(ticket, s) - now) / 1000
     return this.cookie(c, value, maxAge)
-  }
-
-  /** The ticket cookie each request was given, until the origin's answer is known (see carryTicket). */
-  readonly #setCookies = new WeakMap<Context, string>()
-
-  /**
-   * After `next()`: the ticket cookie set before the handler ran is on the answer. Hono carries headers set
-   * with `c.header` only into answers made with `c.text`/`c.json`/...; a handler returning its own `Response`
-   * (a `fetch` to an origin, a file, a framework's renderer) would drop it, and the admitted user, holding no
-   * ticket, would be counted as a new user on every request.
-   */
-  carryTicket(c: Context): void {
-    const cookie = this.#setCookies.get(c)
-    if (cookie === undefined) return
-    this.#setCookies.delete(c)
-    const headers = c.res.headers
-    // Written to the socket already by the handler (the proxy's Node transport writes the ticket itself).
-    if (headers.has(ALREADY_SENT_HEADER)) return
-    if (!headers.getSetCookie().includes(cookie)) c.header('Set-Cookie', cookie, { append: true })
   }
 
   /** The ticket cookie's header value (an empty value with max-age 0 clears it). */
@@ -221,15 +203,6 @@ export class Room implements RegisteredRoom {
       this.history.gauges(now, location, { activeUsers: snapshot.activeUsers, waitingUsers: snapshot.waitingUsers, limit, newUsersPerMinute }, snapshot)
     }
     this.history.maybeFlush(coordinator, now, deferTo(c))
-  }
-
-  /**
-   * Keeps the snapshot that revocations are checked against no older than `maxSnapshotAgeMs`, in the
-   * background: the admitted request that notices never waits, and the ones after it see revocations made on
-   * other workers. Without it a worker serving only admitted users kept its snapshot until a minute's renewals.
-   */
-  freshenRevocations(c: Context, now: number): void {
-    if (this.link.stale(now)) this.link.maybeSync(this.coordinatorOf(c), this.locationOf(c), now, deferTo(c))
   }
 
   /** What the admin API and servers hold on to. */

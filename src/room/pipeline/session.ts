@@ -11,6 +11,7 @@ import { activeField, trafficField } from '../../coordination/state.ts'
 import { cookieHeaderOf, readCookie } from '../../ticket/cookie.ts'
 import type { Ticket } from '../../ticket/ticket.ts'
 import type { Room } from '../room.ts'
+import { deferTo } from '../execution.ts'
 
 export interface TicketRead {
   /** The ticket, if it is live and not revoked: a new user otherwise. */
@@ -35,8 +36,17 @@ export async function readTicket(room: Room, c: Context, now: number, s: Effecti
  * as it would for a new user: otherwise a ticket revoked elsewhere would pass on it and could be revoked twice.
  */
 function revokedSnapshot(room: Room, c: Context, now: number): Snapshot | undefined | Promise<Snapshot | undefined> {
-  room.freshenRevocations(c, now)
+  freshenRevocations(room, c, now)
   return room.link.snapshot(now) ?? room.link.ready(room.coordinatorOf(c), room.locationOf(c), now).catch(() => undefined)
+}
+
+/**
+ * Keeps the snapshot that revocations are checked against no older than `maxSnapshotAgeMs`, in the
+ * background: the admitted request that notices never waits, and the ones after it see revocations made on
+ * other workers. Without it a worker serving only admitted users kept its snapshot until a minute's renewals.
+ */
+export function freshenRevocations(room: Room, c: Context, now: number): void {
+  if (room.link.stale(now)) room.link.maybeSync(room.coordinatorOf(c), room.locationOf(c), now, deferTo(c))
 }
 
 /**
