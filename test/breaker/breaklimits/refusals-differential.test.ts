@@ -5,7 +5,9 @@
  * memory coordinators, once with the memory switched off; every answer must be the same.
  */
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { fromNodeRedis, upstashCoordinator } from '../../../adapters/upstash/index.ts'
+import { connectTestRedis, deleteKeys, testPrefix, type TestRedis } from '../../../adapters/upstash/test/redis.ts'
 import { Refusals } from '../../../src/room/pipeline/refusals.ts'
 import Database from 'better-sqlite3'
 import { sqliteCoordinator } from '../../../adapters/bun-sqlite/index.ts'
@@ -20,6 +22,19 @@ function sqliteLosable() {
 }
 
 const ADMIN = { authorization: 'Bearer admin-token-0123456789abcdefghijkl', 'content-type': 'application/json' }
+let redis: TestRedis | undefined
+const prefixes: string[] = []
+afterAll(async () => {
+  if (!redis) return
+  for (const p of prefixes) await deleteKeys(redis, p)
+  await redis.close()
+})
+async function redisLosable() {
+  redis ??= await connectTestRedis()
+  const prefix = testPrefix('breaklimits-diff')
+  prefixes.push(prefix)
+  return { coordinator: upstashCoordinator(fromNodeRedis(redis), { prefix }), lose: async () => void (await deleteKeys(redis!, prefix)) }
+}
 const original = Refusals.prototype.refuses
 let off = false
 Refusals.prototype.refuses = function (...args) {
@@ -43,12 +58,12 @@ const ev: fc.Arbitrary<Ev> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ k: fc.constant('lose' as const) }) },
 )
 
-async function run(events: Ev[], method: 'fifo' | 'random', disable: boolean, failMode: 'open' | 'closed', backendKind: 'sqlite' | 'memory'): Promise<string[]> {
+async function run(events: Ev[], method: 'fifo' | 'random', disable: boolean, failMode: 'open' | 'closed', backendKind: 'sqlite' | 'memory' | 'redis'): Promise<string[]> {
   off = disable
   const clock = { now: START + 1000 }
   let seed = 1
   const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647)
-  const backend = backendKind === 'sqlite' ? sqliteLosable() : losable()
+  const backend = backendKind === 'redis' ? await redisLosable() : backendKind === 'sqlite' ? sqliteLosable() : losable()
   const coordinator = backend.coordinator
   const opts = {
     totalActiveUsers: 3, newUsersPerMinute: 2, sessionDurationMinutes: 1, syncIntervalMs: 0, queueingMethod: method, failMode,
@@ -59,7 +74,7 @@ async function run(events: Ev[], method: 'fifo' | 'random', disable: boolean, fa
   const out: string[] = []
   for (const e of events) {
     if (e.k === 'tick') clock.now += e.ms
-    else if (e.k === 'lose') backend.lose()
+    else if (e.k === 'lose') await backend.lose()
     else if (e.k === 'limits') {
       const res = await fleet[0]!.app.request('/_admin/settings', { method: 'PATCH', headers: ADMIN, body: JSON.stringify({ totalActiveUsers: e.total, newUsersPerMinute: e.perMinute }) })
       out.push(`limits ${res.status}`)
@@ -82,6 +97,7 @@ async function run(events: Ev[], method: 'fifo' | 'random', disable: boolean, fa
 
 describe('refusals never change a decision', () => {
   for (const [method, failMode, kind] of [['fifo', 'closed', 'sqlite'], ['random', 'closed', 'sqlite'], ['fifo', 'open', 'sqlite']] as const) {
+    // Redis left out: its syncs land asynchronously, so two runs differ with or without the memory (seen at a run's 2nd request, before any refusal)
     it(`${method}, failMode ${failMode}, ${kind}: same answers with and without the remembered refusals`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(ev, { minLength: 5, maxLength: 60 }), async (events) => {
@@ -89,7 +105,7 @@ describe('refusals never change a decision', () => {
           const without = await run(events, method, true, failMode, kind)
           expect(withMemory).toEqual(without)
         }),
-        { numRuns: 100, seed: 4242 },
+        { numRuns: kind === 'redis' ? 40 : 100, seed: 4242 },
       )
     }, 60_000)
   }
