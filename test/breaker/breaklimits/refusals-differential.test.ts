@@ -1,0 +1,112 @@
+/**
+ * breaklimits (a): the refusals a room remembers per minute (src/room/pipeline/refusals.ts) must never change a
+ * decision. Differential: the same generated history (new users, queued users checking in, revocations, admin
+ * raising/lowering limits mid-minute, location shares changing, clock steps across minutes) run twice on fresh
+ * memory coordinators, once with the memory switched off; every answer must be the same.
+ */
+import fc from 'fast-check'
+import { afterAll, describe, expect, it } from 'vitest'
+import { fromNodeRedis, upstashCoordinator } from '../../../adapters/upstash/index.ts'
+import { connectTestRedis, deleteKeys, testPrefix, type TestRedis } from '../../../adapters/upstash/test/redis.ts'
+import { Refusals } from '../../../src/room/pipeline/refusals.ts'
+import Database from 'better-sqlite3'
+import { sqliteCoordinator } from '../../../adapters/bun-sqlite/index.ts'
+import type { Coordinator } from '../../../src/coordination/coordinator.ts'
+import { losable, START, worker } from '../harness.ts'
+
+/** SQLite in memory, swapped for an empty one on `lose` (a file deleted). The memory stand-in double-loss hole (double-loss.test.ts) would show here as a difference. */
+function sqliteLosable() {
+  let inner = sqliteCoordinator(new Database(':memory:'))
+  const coordinator: Coordinator = { name: 'sqlite', increment: (r) => inner.increment(r), takeSlot: (r) => inner.takeSlot!(r), sync: (r) => inner.sync(r) }
+  return { coordinator, lose: () => void (inner = sqliteCoordinator(new Database(':memory:'))) }
+}
+
+const ADMIN = { authorization: 'Bearer admin-token-0123456789abcdefghijkl', 'content-type': 'application/json' }
+let redis: TestRedis | undefined
+const prefixes: string[] = []
+afterAll(async () => {
+  if (!redis) return
+  for (const p of prefixes) await deleteKeys(redis, p)
+  await redis.close()
+})
+async function redisLosable() {
+  redis ??= await connectTestRedis()
+  const prefix = testPrefix('breaklimits-diff')
+  prefixes.push(prefix)
+  return { coordinator: upstashCoordinator(fromNodeRedis(redis), { prefix }), lose: async () => void (await deleteKeys(redis!, prefix)) }
+}
+const original = Refusals.prototype.refuses
+let off = false
+Refusals.prototype.refuses = function (...args) {
+  return off ? false : original.apply(this, args)
+}
+
+type Ev =
+  | { k: 'new'; loc: number; w: number }
+  | { k: 'old'; user: number; w: number }
+  | { k: 'revoke'; user: number; w: number }
+  | { k: 'limits'; total: number; perMinute: number }
+  | { k: 'tick'; ms: number }
+  | { k: 'lose' }
+
+const ev: fc.Arbitrary<Ev> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ k: fc.constant('new' as const), loc: fc.integer({ min: 0, max: 2 }), w: fc.integer({ min: 0, max: 1 }) }) },
+  { weight: 3, arbitrary: fc.record({ k: fc.constant('old' as const), user: fc.nat(), w: fc.integer({ min: 0, max: 1 }) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('revoke' as const), user: fc.nat(), w: fc.integer({ min: 0, max: 1 }) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('limits' as const), total: fc.integer({ min: 1, max: 6 }), perMinute: fc.integer({ min: 1, max: 6 }) }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 30_000 }) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('lose' as const) }) },
+)
+
+async function run(events: Ev[], method: 'fifo' | 'random', disable: boolean, failMode: 'open' | 'closed', backendKind: 'sqlite' | 'memory' | 'redis'): Promise<string[]> {
+  off = disable
+  const clock = { now: START + 1000 }
+  let seed = 1
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647)
+  const backend = backendKind === 'redis' ? await redisLosable() : backendKind === 'sqlite' ? sqliteLosable() : losable()
+  const coordinator = backend.coordinator
+  const opts = {
+    totalActiveUsers: 3, newUsersPerMinute: 2, sessionDurationMinutes: 1, syncIntervalMs: 0, queueingMethod: method, failMode,
+    enabledOriginCommands: ['revoke' as const], random, location: (c: any) => c.req.header('x-loc') ?? 'l0',
+  }
+  const fleet = [worker(coordinator, clock, opts), worker(coordinator, clock, opts)]
+  const users: { cookie: string | undefined; loc: string }[] = []
+  const out: string[] = []
+  for (const e of events) {
+    if (e.k === 'tick') clock.now += e.ms
+    else if (e.k === 'lose') await backend.lose()
+    else if (e.k === 'limits') {
+      const res = await fleet[0]!.app.request('/_admin/settings', { method: 'PATCH', headers: ADMIN, body: JSON.stringify({ totalActiveUsers: e.total, newUsersPerMinute: e.perMinute }) })
+      out.push(`limits ${res.status}`)
+    } else if (e.k === 'new') {
+      const loc = `l${e.loc}`
+      const r = await fleet[e.w]!.request(undefined, { headers: { 'x-loc': loc } })
+      users.push({ cookie: r.cookie, loc })
+      out.push(`new ${r.admitted}`)
+    } else if (users.length > 0) {
+      const u = users[e.user % users.length]!
+      const headers: Record<string, string> = { 'x-loc': u.loc }
+      if (e.k === 'revoke') headers['x-command'] = 'revoke'
+      const r = await fleet[e.w]!.request(u.cookie, { headers })
+      u.cookie = r.cookie
+      out.push(`${e.k} ${r.admitted}`)
+    }
+  }
+  return out
+}
+
+describe('refusals never change a decision', () => {
+  for (const [method, failMode, kind] of [['fifo', 'closed', 'sqlite'], ['random', 'closed', 'sqlite'], ['fifo', 'open', 'sqlite']] as const) {
+    // Redis left out: its syncs land asynchronously, so two runs differ with or without the memory (seen at a run's 2nd request, before any refusal)
+    it(`${method}, failMode ${failMode}, ${kind}: same answers with and without the remembered refusals`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(ev, { minLength: 5, maxLength: 60 }), async (events) => {
+          const withMemory = await run(events, method, false, failMode, kind)
+          const without = await run(events, method, true, failMode, kind)
+          expect(withMemory).toEqual(without)
+        }),
+        { numRuns: kind === 'redis' ? 40 : 100, seed: 4242 },
+      )
+    }, 60_000)
+  }
+})
