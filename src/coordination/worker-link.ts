@@ -61,7 +61,8 @@ export class WorkerLink {
   #generationToReport = false
   /** Sessions served before the first epoch was known, judged when it is. */
   #unjudged: { ticket: Ticket; location: string; now: number }[] = []
-  #lostNotedMinute = Number.NaN
+  /** The minute and state a loss was last marked for: once per minute and state, so a second loss is marked too. */
+  #lostNoted: { minute: number; epoch: RoomEpoch | undefined } | undefined
   /** Something changed that the snapshot must show before the next sync (a revocation, a lost state). */
   #dirty = false
   /** Reports sent but not acknowledged: resent with the same id, so a lost reply is not counted twice. */
@@ -175,8 +176,8 @@ export class WorkerLink {
    */
   noteLostState(location: string, now: number, lostAt = now): void {
     const minute = minuteOf(now)
-    if (minute === this.#lostNotedMinute) return
-    this.#lostNotedMinute = minute
+    if (this.#lostNoted?.minute === minute && this.#lostNoted.epoch === this.#epoch) return
+    this.#lostNoted = { minute, epoch: this.#epoch }
     // Marked in the minute the loss happened (when known: the new state's start), not when it was noticed:
     // the sessions it forgot last from that minute on, and no longer.
     this.record(location, lostStateField(minuteOf(Math.min(lostAt, now))), 1)

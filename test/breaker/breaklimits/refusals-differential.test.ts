@@ -105,7 +105,7 @@ describe('refusals never change a decision', () => {
           const without = await run(events, method, true, failMode, kind)
           expect(withMemory).toEqual(without)
         }),
-        { numRuns: kind === 'redis' ? 40 : 100, seed: 4242 },
+        { numRuns: 100, seed: 4242 },
       )
     }, 60_000)
   }
