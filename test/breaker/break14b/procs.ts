@@ -21,10 +21,11 @@ export function killAllStarted() {
   started.clear()
 }
 
-export function startProxy(args: string[], env: Record<string, string> = {}): Promise<Proxy> {
+export function startProxy(args: string[], env: Record<string, string> = {}, spawnOptions: { uid?: number; gid?: number } = {}): Promise<Proxy> {
   const child = spawn(process.execPath, ['--import', PRELOAD, CLI, '--port', '0', '--secret', SECRET, '--admin-token', ADMIN, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...spawnOptions,
   })
   started.add(child)
   const exited = new Promise<void>((r) => child.once('exit', () => { started.delete(child); r() }))
