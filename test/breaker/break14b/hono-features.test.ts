@@ -119,4 +119,20 @@ describe('break14b: path coverage with Hono features (full room, nobody new admi
     app.route('/checkout', sub); app.all('*', other)
     expect(await probe(app, variants('/checkout'))).toEqual([])
   })
+
+  it('several rooms: open site room (app.use(*)) + full checkout room mounted on a prefix (app.use(/checkout/*)) after it', async () => {
+    const app = new Hono()
+    app.use('*', waitingRoom({ secret: SECRET, clock: () => START, coordinator: memoryCoordinator(), roomId: 'site', totalActiveUsers: 1_000_000, newUsersPerMinute: 1_000_000 }))
+    app.use('/checkout/*', room({ roomId: 'checkout', cookie: { suffix: 'co' } }))
+    app.all('/checkout/*', mark); app.all('*', other)
+    expect(await probe(app, ['/checkout/item/1', '/checkout/pay'])).toEqual([])
+  })
+
+  it('several rooms + getPath that lowercases: open site room, full checkout room with routes [/checkout] (case-sensitive)', async () => {
+    const app = new Hono({ getPath: (req) => honoGetPath(req).toLowerCase() })
+    app.use('*', waitingRoom({ secret: SECRET, clock: () => START, coordinator: memoryCoordinator(), roomId: 'site', totalActiveUsers: 1_000_000, newUsersPerMinute: 1_000_000 }))
+    app.use('*', room({ roomId: 'checkout', routes: [{ path: '/checkout' }] }))
+    app.all('/checkout', mark); app.all('/checkout/*', mark); app.all('*', other)
+    expect(await probe(app, variants('/checkout'))).toEqual([])
+  })
 })
