@@ -11,10 +11,12 @@
 import { join } from 'node:path'
 import { rng, sleep, startOrigin, startProxy, tmp, type Proxy } from './procs.ts'
 
-export const K = 10
+export const DEFAULT_K = 10
 export const LIMIT = 4
 
-export async function crashRun(backend: { store?: string; redis?: string }, seed: number, fakeMinutes = 3.5) {
+export interface CrashOptions { k?: number; limit?: number; fakeMinutes?: number; stay?: [number, number]; killEvery?: [number, number]; killAll?: boolean; arrivalEvery?: [number, number] }
+export async function crashRun(backend: { store?: string; redis?: string }, seed: number, opts: CrashOptions = {}) {
+  const { k: K = DEFAULT_K, limit = LIMIT, fakeMinutes = 3.5, stay = [10_000, 40_000], killEvery = [5000, 20_000], killAll = false, arrivalEvery = [1000, 4000] } = opts
   const random = rng(seed)
   const T0 = Date.now()
   const fake = (real: number) => T0 + (real - T0) * K
@@ -22,7 +24,7 @@ export async function crashRun(backend: { store?: string; redis?: string }, seed
   const env = { B14B_CLOCK_K: String(K), B14B_CLOCK_T0: String(T0) }
   const origin = await startOrigin()
   const roomId = `b14b-crash-${seed}-${T0}`
-  const args = ['--origin', origin.url, '--room-id', roomId, '--total-active-users', String(LIMIT), '--new-users-per-minute', String(LIMIT), '--session-duration', '1', '--refresh-interval', '5',
+  const args = ['--origin', origin.url, '--room-id', roomId, '--total-active-users', String(limit), '--new-users-per-minute', String(limit), '--session-duration', '1', '--refresh-interval', '5',
     ...(backend.store ? ['--store', backend.store] : ['--redis', backend.redis!])]
   const proxies: (Proxy | undefined)[] = await Promise.all([0, 1, 2].map(() => startProxy(args, env)))
   const kills: string[] = []
@@ -30,8 +32,11 @@ export async function crashRun(backend: { store?: string; redis?: string }, seed
   const fsleep = (fakeMs: number) => sleep(fakeMs / K)
   const live = () => proxies.filter((p): p is Proxy => !!p && p.child.exitCode === null && p.child.signalCode === null)
 
+  const trace = new Map<string, string[]>()
   async function user(id: string) {
     let cookie = ''
+    const log: string[] = []
+    trace.set(id, log)
     let admittedUntil = 0
         while (fakeNow() < end) {
       const choices = live()
@@ -39,14 +44,15 @@ export async function crashRun(backend: { store?: string; redis?: string }, seed
       const p = choices[Math.floor(random() * choices.length)]!
       let admitted = false
       try {
-        const res = await fetch(`${p.url}/page`, { headers: { 'x-user': id, ...(cookie ? { cookie } : {}) }, signal: AbortSignal.timeout(3000) })
+        const res = await fetch(`${p.url}/page`, { headers: { 'x-user': id, 'x-sent': String(Date.now()), ...(cookie ? { cookie } : {}) }, signal: AbortSignal.timeout(3000) })
         const set = res.headers.getSetCookie().map((c) => c.split(';')[0]!).filter((c) => c.startsWith('__wroom'))
         if (set.length) cookie = set.join('; ')
         admitted = res.headers.get('x-origin') === 'yes'
-        await res.text()
-      } catch { /* proxy died mid-request */ }
+        const body = await res.text()
+        log.push(`${((fakeNow() - T0) / 1000).toFixed(1)}:p${proxies.indexOf(p)}:${admitted ? 'A' : res.status + (body.match(/"reason":"(\w+)"/)?.[1] ?? '')}`)
+      } catch { log.push(`${((fakeNow() - T0) / 1000).toFixed(1)}:p${proxies.indexOf(p)}:ERR`) }
       if (admitted) {
-        if (!admittedUntil) admittedUntil = fakeNow() + 10_000 + random() * 30_000
+        if (!admittedUntil) admittedUntil = fakeNow() + stay[0] + random() * (stay[1] - stay[0])
         if (fakeNow() > admittedUntil) return
         await fsleep(3000 + random() * 5000)
       } else {
@@ -58,16 +64,15 @@ export async function crashRun(backend: { store?: string; redis?: string }, seed
 
   async function killer() {
     while (fakeNow() < end - 20_000) {
-      await fsleep(5000 + random() * 15_000)
-      const i = Math.floor(random() * 3)
-      const p = proxies[i]
-      if (!p) continue
-      kills.push(`${((fakeNow() - T0) / 1000).toFixed(1)}s: killed proxy ${i}`)
-      p.child.kill('SIGKILL')
-      proxies[i] = undefined
-      await p.exited
+      await fsleep(killEvery[0] + random() * (killEvery[1] - killEvery[0]))
+      const victims = killAll ? [0, 1, 2] : [Math.floor(random() * 3)]
+      const dying = victims.map((i) => proxies[i]).filter((p): p is Proxy => !!p)
+      kills.push(`${((fakeNow() - T0) / 1000).toFixed(1)}s: killed ${victims.join(',')}`)
+      for (const p of dying) p.child.kill('SIGKILL')
+      for (const i of victims) proxies[i] = undefined
+      await Promise.all(dying.map((p) => p.exited))
       await sleep(300 + random() * 1700)
-      proxies[i] = await startProxy(args, env)
+      await Promise.all(victims.map(async (i) => { proxies[i] = await startProxy(args, env) }))
     }
   }
 
@@ -76,7 +81,7 @@ export async function crashRun(backend: { store?: string; redis?: string }, seed
     let n = 0
     while (fakeNow() < end - 10_000) {
       users.push(user(`u${n++}`))
-      await fsleep(1000 + random() * 3000)
+      await fsleep(arrivalEvery[0] + random() * (arrivalEvery[1] - arrivalEvery[0]))
     }
   })()
   await Promise.all([arrivals, killer()])
@@ -84,17 +89,24 @@ export async function crashRun(backend: { store?: string; redis?: string }, seed
   for (const p of live()) p.child.kill('SIGKILL')
   origin.server.close()
 
-  // Ground truth: the most distinct users served in any 20 s (fake) window.
-  const events: { t: number; user: string }[] = []
-  for (const [user, times] of origin.served) for (const t of times) events.push({ t: fake(t), user })
+  // Ground truth: the most distinct users served in any 20 s (fake) window whose requests were SENT no more than
+  // 40 s before it began. A request is decided between its sending and its serving, and a session counts for at
+  // least 60 s after its decision, so all of them are counted by the room at the window's end, however slow the
+  // processes were (a loaded machine stretches fake time).
+  const events: { t: number; sent: number; user: string }[] = []
+  for (const [user, times] of origin.served) times.forEach((t, i) => events.push({ t: fake(t), sent: fake(origin.sent.get(user)![i]!), user }))
   events.sort((a, b) => a.t - b.t)
   let worst = { count: 0, at: 0, users: [] as string[] }
   for (let i = 0; i < events.length; i++) {
     const set = new Set<string>()
-    for (let j = i; j < events.length && events[j]!.t - events[i]!.t <= 20_000; j++) set.add(events[j]!.user)
-    if (set.size > worst.count) worst = { count: set.size, at: (events[i]!.t - T0) / 1000, users: [...set] }
+    const from = events[i]!.t
+    for (let j = i; j < events.length && events[j]!.t - from <= 20_000; j++) if (events[j]!.sent >= from - 40_000) set.add(events[j]!.user)
+    if (set.size > worst.count) worst = { count: set.size, at: (from - T0) / 1000, users: [...set] }
   }
-  return { worst, kills, usersServed: origin.served.size }
+  let maxLag = 0
+  for (const e of events) maxLag = Math.max(maxLag, e.t - e.sent)
+  const timeline = [...origin.served].map(([user, times]) => ({ user, first: Math.round((fake(times[0]!) - T0) / 100) / 10, last: Math.round((fake(times.at(-1)!) - T0) / 100) / 10, n: times.length })).sort((a, b) => a.first - b.first)
+  return { worst, kills, usersServed: origin.served.size, maxLagFakeMs: Math.round(maxLag), timeline, trace }
 }
 
 export const sqliteStore = () => join(tmp(), 'room.db')

@@ -31,7 +31,7 @@ export function startProxy(args: string[], env: Record<string, string> = {}, spa
   const exited = new Promise<void>((r) => child.once('exit', () => { started.delete(child); r() }))
   const proxy: Proxy = { child, url: '', out: '', exited }
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`proxy did not start: ${proxy.out}`)), 15_000)
+    const timer = setTimeout(() => reject(new Error(`proxy did not start: ${proxy.out}`)), 30_000)
     const on = (chunk: Buffer) => {
       proxy.out = (proxy.out + chunk.toString()).slice(-20_000)
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(proxy.out)
@@ -66,13 +66,17 @@ export function redisCli(port: number, ...args: string[]): Promise<string> {
 }
 
 /** An origin that records, per user (x-user header), the (fake-clock) times it served them; x-revoke answers the command. */
-export async function startOrigin(): Promise<{ url: string; server: Server; served: Map<string, number[]>; lastReq?: IncomingMessage }> {
+export async function startOrigin(): Promise<{ url: string; server: Server; served: Map<string, number[]>; sent: Map<string, number[]>; lastReq?: IncomingMessage }> {
   const served = new Map<string, number[]>()
-  const state: any = { served }
+  const sent = new Map<string, number[]>()
+  const state: any = { served, sent }
   const server = createServer((req, res) => {
     state.lastReq = req
     const user = String(req.headers['x-user'] ?? '')
-    if (user) { const list = served.get(user) ?? []; list.push(Date.now()); served.set(user, list) }
+    if (user) {
+      const list = served.get(user) ?? []; list.push(Date.now()); served.set(user, list)
+      const s = sent.get(user) ?? []; s.push(Number(req.headers['x-sent'] ?? Number.NaN)); sent.set(user, s)
+    }
     const headers: Record<string, string> = { 'content-type': 'text/plain', 'x-origin': 'yes' }
     if (req.headers['x-revoke']) headers['waiting-room-command'] = 'revoke'
     req.resume()
