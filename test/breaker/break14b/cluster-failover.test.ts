@@ -1,7 +1,7 @@
 /**
  * break14b — issue #14 item 10: three CLI proxies on a real Redis Cluster of our own (3 masters + 3 replicas on
  * 7400–7405, cluster-node-timeout 1000) with `?replicas=1`, a room of 30 active (1000 new per minute, so only the
- * active limit binds). A burst of cookieless users (and check-ins of the admitted and the queued) runs for ~14 s;
+ * active limit binds). A burst of cookieless users (and check-ins of the admitted and the queued) runs for ~11 s;
  * 1 s in, the master serving the room's slot is disrupted:
  *   - SIGKILL, never restarted (the promoted replica has no replica of its own);
  *   - DEBUG SLEEP 4 (a master frozen past the node timeout: its replica is promoted while it still holds the
@@ -25,7 +25,7 @@ async function run(disrupt: (master: number) => Promise<unknown> | unknown, seed
   const url = `redis-cluster://${cluster.ports.map((p) => `127.0.0.1:${p}`).join(',')}?replicas=1`
   const proxies: Proxy[] = await Promise.all([0, 1, 2].map(() => startProxy(['--origin', origin.url, '--room-id', roomId, '--redis', url, '--total-active-users', String(LIMIT), '--new-users-per-minute', '1000', '--session-duration', '5', '--refresh-interval', '5'])))
   const master = await cluster.masterOf(`{${roomId}}`)
-  const end = Date.now() + 14_000
+  const end = Date.now() + 11_000
   const admittedUsers = new Set<string>()
   let adminErrors = 0
   const user = async (id: string) => {

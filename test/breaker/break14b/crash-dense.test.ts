@@ -10,7 +10,7 @@ import { killAllStarted, startRedis } from './procs.ts'
 let redis: Awaited<ReturnType<typeof startRedis>>
 beforeAll(async () => { redis = await startRedis(7395) })
 afterAll(async () => { await redis?.stop(); killAllStarted() })
-const dense = { limit: 20, fakeMinutes: 3, stay: [5000, 20_000] as [number, number], killEvery: [5000, 12_000] as [number, number], killAll: true, arrivalEvery: [100, 400] as [number, number] }
+const dense = { limit: 20, fakeMinutes: 2.5, stay: [5000, 20_000] as [number, number], killEvery: [5000, 12_000] as [number, number], killAll: true, arrivalEvery: [100, 400] as [number, number] }
 describe('break14b: all proxies SIGKILLed together, often, among grants', () => {
   it('SQLite', async () => {
     const out = await crashRun({ store: sqliteStore() }, 1451, dense)

@@ -16,7 +16,7 @@ export const LIMIT = 4
 
 export interface CrashOptions { k?: number; limit?: number; fakeMinutes?: number; stay?: [number, number]; killEvery?: [number, number]; killAll?: boolean; arrivalEvery?: [number, number] }
 export async function crashRun(backend: { store?: string; redis?: string }, seed: number, opts: CrashOptions = {}) {
-  const { k: K = DEFAULT_K, limit = LIMIT, fakeMinutes = 3.5, stay = [10_000, 40_000], killEvery = [5000, 20_000], killAll = false, arrivalEvery = [1000, 4000] } = opts
+  const { k: K = DEFAULT_K, limit = LIMIT, fakeMinutes = 3, stay = [10_000, 40_000], killEvery = [5000, 20_000], killAll = false, arrivalEvery = [1000, 4000] } = opts
   const random = rng(seed)
   const T0 = Date.now()
   const fake = (real: number) => T0 + (real - T0) * K

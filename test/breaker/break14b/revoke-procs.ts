@@ -19,7 +19,7 @@ export async function revokeRun(backend: { store?: string; redis?: string }, see
   const untilFake = async (t: number) => { while (fakeNow() < t) await sleep(Math.max(1, Math.min(50, (t - fakeNow()) / K))) }
   const env = { B14B_CLOCK_K: String(K), B14B_CLOCK_T0: String(T0) }
   const origin = await startOrigin()
-  const args = ['--origin', origin.url, '--room-id', `b14b-revoke-${seed}-${T0}`, '--total-active-users', '3', '--new-users-per-minute', '100', '--session-duration', '5', '--origin-commands', 'revoke',
+  const args = ['--origin', origin.url, '--room-id', `b14b-revoke-${seed}-${T0}`, '--total-active-users', '3', '--new-users-per-minute', '100', '--session-duration', '15', '--origin-commands', 'revoke',
     ...(backend.store ? ['--store', backend.store] : ['--redis', backend.redis!])]
   const proxies: Proxy[] = await Promise.all([0, 1, 2].map(() => startProxy(args, env)))
   const get = async (p: Proxy, cookie: string, headers: Record<string, string> = {}) => {
