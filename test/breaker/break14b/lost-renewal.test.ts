@@ -21,7 +21,7 @@ const K = 10
 const MIN = 60_000
 afterAll(() => killAllStarted())
 
-async function lostRenewal(backend: string[]) {
+async function lostRenewal(backend: string[], kill = true) {
   const T0 = Date.now()
   const fakeNow = () => T0 + (Date.now() - T0) * K
   const untilFake = async (t: number) => { while (fakeNow() < t) await sleep(Math.max(1, Math.min(50, (t - fakeNow()) / K))) }
@@ -43,7 +43,7 @@ async function lostRenewal(backend: string[]) {
   await fetch(`${b!.url}/_room/status`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.text()) // B syncs
   await untilFake(nextMinute() + 3000)
   const renewed = await Promise.all(users.map((u) => get(b!.url, u.id, u.cookie)))
-  b!.child.kill('SIGKILL')
+  if (kill) b!.child.kill('SIGKILL')
   const renewalsOk = renewed.every((r) => r.admitted)
   users.forEach((u, i) => (u.cookie = renewed[i]!.cookie))
   await untilFake(nextMinute() + 5000)
@@ -51,7 +51,7 @@ async function lostRenewal(backend: string[]) {
   for (let i = 1; i <= 4; i++) newcomers.push(await get(a!.url, `n${i}`))
   const back = []
   for (const u of users) back.push(await get(a!.url, u.id, u.cookie))
-  a!.child.kill('SIGKILL'); origin.server.close()
+  a!.child.kill('SIGKILL'); b!.child.kill('SIGKILL'); origin.server.close()
   return { renewalsOk, newcomersAdmitted: newcomers.filter((n) => n.admitted).length, originalsBack: back.filter((x) => x.admitted).length }
 }
 
@@ -63,6 +63,14 @@ describe('break14b: a proxy SIGKILLed right after renewing sessions', () => {
     console.log('lost renewal sqlite:', JSON.stringify(out))
     expect(out.renewalsOk).toBe(true)
     expect(out.newcomersAdmitted + out.originalsBack).toBeLessThanOrEqual(4)
+  }, 60_000)
+  it('control (Redis): B left running — the newcomers are queued, the originals come back', async () => {
+    const redis = await startRedis(7388)
+    try {
+      const out = await lostRenewal(['--redis', redis.url], false)
+      console.log('control redis:', JSON.stringify(out))
+      expect(out).toEqual({ renewalsOk: true, newcomersAdmitted: 0, originalsBack: 4 })
+    } finally { await redis.stop() }
   }, 60_000)
   it('Redis: never more than 4 users in the room', async () => {
     const redis = await startRedis(7389)
