@@ -3,6 +3,10 @@
  * app.route sub-apps (room outside and inside), app.mount, a custom getPath, strict: false, and several rooms
  * (an open site room plus a full checkout room, "most specific decides"). A full room (queueAll) must keep every
  * variant that reaches a covered handler away from it.
+ * BROKEN (2 tests): a full checkout room mounted on a prefix — `app.use('/checkout/*', checkout)` or `sub.use('*', checkout)`
+ * in `app.route('/checkout', sub)` — after an open site room `app.use('*', site)`: every /checkout request reaches
+ * the handler. The rooms rank by their paths/routes options only; the mount prefix is ignored, so both rank as
+ * catch-alls and the room mounted first (site) decides.
  */
 import { Hono } from 'hono'
 import { getPath as honoGetPath } from 'hono/utils/url'
