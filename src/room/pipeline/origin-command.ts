@@ -55,17 +55,28 @@ export function stripOriginCommands(c: Context): void {
   c.res = response
 }
 
+/**
+ * Whether a command header's value asks to revoke. A field sent on several lines reaches us joined with
+ * `, ` (RFC 9110 §5.3: `revoke, revoke`), and an origin may name several commands: the value is a
+ * comma-separated list of tokens, each trimmed and read in any case; any `revoke` revokes.
+ */
+export function commandsRevoke(value: string | null): boolean {
+  if (value === null) return false
+  for (const token of value.split(',')) if (token.trim().toLowerCase() === 'revoke') return true
+  return false
+}
+
 /** Only runs when the command is enabled; otherwise the middleware only strips the headers. */
 export function applyOriginCommand(room: Room, c: Context, ticketId: string, countedMinute: number, now: number): void {
   if (!mayCarryCommand(c)) return
   const own = c.res.headers.get(COMMAND_HEADER)
   const cf = c.res.headers.get(CF_COMMAND_HEADER)
   if (own === null && cf === null) return
-  const command = own ?? (room.o.compatibility === 'cloudflare' ? cf : null)
+  const revoke = commandsRevoke(own) || (room.o.compatibility === 'cloudflare' && commandsRevoke(cf))
   const response = new Response(c.res.body, c.res) // origin headers may be immutable (a fetch Response)
   response.headers.delete(COMMAND_HEADER)
   response.headers.delete(CF_COMMAND_HEADER)
-  if (command?.trim().toLowerCase() === 'revoke') {
+  if (revoke) {
     const location = room.locationOf(c)
     // The marker is dated by the revocation, not the session: it stays as long as any cookie of the ticket may.
     room.link.recordOnce(location, revocationKey(ticketId), { [activeField(countedMinute)]: -1, [revokedField(minuteOf(now), ticketId)]: 1 })
