@@ -189,8 +189,8 @@ export function fileSuite(t: TestApi, h: SqliteHarness): void {
         const lines = await logged(async () => {
           after = await take(25)
         })
-        expect(after, `cut to ${length}`).toBe(limit - 5)
-        expect(lines.length, lines.join('\n')).toBe(1)
+        expect([length, after]).toEqual([length, limit - 5])
+        expect(lines.length).toBe(1)
         expect(lines[0]!.includes(`${path}-shm was cut to ${length} bytes`)).toBe(true)
       }
     }, 30_000)
