@@ -106,20 +106,23 @@ describe('several rooms in one app', () => {
   const roomsArb = fc.array(fc.uniqueArray(routeArb, { minLength: 1, maxLength: 3, selector: (r) => `${r.host} ${r.path}` }), { minLength: 2, maxLength: 4 })
   const requestArb = fc.record({ host: fc.constantFrom('x.test', 'y.test', 'z.test'), path: pathArb })
 
-  /** The reference: the room with the longest matching path prefix (then a named host), first mounted on ties. */
-  function expected(rooms: { host?: string | undefined; path: string }[][], request: { host: string; path: string }): number | undefined {
-    let best: number | undefined
-    let bestScore = -1
-    rooms.forEach((routes, index) => {
+  /**
+   * The reference: the rooms with the longest matching path prefix (then a named host). Ties are ambiguous, so
+   * every tied room decides (fail-closed: none of them may be the stricter one skipped).
+   */
+  function expected(rooms: { host?: string | undefined; path: string }[][], request: { host: string; path: string }): number[] {
+    const scores = rooms.map((routes) => {
+      let best = -1
       for (const route of routes) {
         const prefix = route.path === '/' ? '' : route.path
         if (route.host !== undefined && route.host !== request.host) continue
         if (!(request.path === prefix || request.path.startsWith(`${prefix}/`) || prefix === '')) continue
-        const score = (prefix === '' ? 0 : prefix.split('/').length - 1) * 2 + (route.host ? 1 : 0)
-        if (score > bestScore) [best, bestScore] = [index, score]
+        best = Math.max(best, (prefix === '' ? 0 : prefix.split('/').length - 1) * 2 + (route.host ? 1 : 0))
       }
+      return best
     })
-    return best
+    const top = Math.max(...scores)
+    return top < 0 ? [] : scores.flatMap((score, index) => (score === top ? [index] : []))
   }
 
   it.each([7, 19, 101])('generated rooms and requests: exactly the most specific room decides (seed %i)', async (seed) => {
@@ -129,11 +132,11 @@ describe('several rooms in one app', () => {
         for (const r of requests) {
           const { cookies, decision } = await request(`http://${r.host}${r.path}`)
           const want = expected(rooms, r)
-          if (want === undefined) {
+          if (want.length === 0) {
             expect(cookies).toEqual([])
             expect(decision).toMatchObject({ outcome: 'bypassed' })
           } else {
-            expect(cookies).toEqual([`__wroom_gen${want}`])
+            expect(cookies).toEqual(want.map((index) => `__wroom_gen${index}`))
             expect(decision).toMatchObject({ outcome: 'admitted' })
           }
         }

@@ -12,7 +12,7 @@
  * stays mapped there, while a process started later creates a new one: the two no longer see each
  * other's locks or commits, and each admits up to the limit.
  */
-import { accessSync, constants, statSync } from 'node:fs'
+import { accessSync, closeSync, constants, fstatSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 
 /** Which file a path names: equal identities are the same file, even if it was renamed. */
@@ -95,4 +95,49 @@ export function unwritableReason(path: string): string | undefined {
     return `the directory ${dir} is not writable by this process (SQLite creates ${path}-wal and -shm there)`
   }
   return undefined
+}
+
+/**
+ * SQLite grows the `-shm` in whole regions of 32 KiB (`WALINDEX_PGSZ`, wal.c) and maps each region it uses.
+ * While a process has it mapped, nothing in SQLite makes it shorter (only the first connection to a database
+ * nobody has open truncates it, and this one holds it open): a `-shm` now shorter than the size seen, or not
+ * a whole number of regions, was cut under the running processes, and their next touch of the mapped pages
+ * past its end is a SIGBUS.
+ */
+export const SHM_REGION_BYTES = 32_768
+
+/** The size of the file at `path` now (one `stat`); undefined when there is none. */
+export function sizeOf(path: string): number | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.size
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether a `-shm` of `size` bytes was cut under a process that saw it at `seen` bytes. */
+export const shmCut = (size: number | undefined, seen: number): boolean => size !== undefined && (size < seen || size % SHM_REGION_BYTES !== 0)
+
+/** The `-shm` header: two copies of the wal-index header and the checkpoint info (wal.c, `WALINDEX_HDR_SIZE`). */
+const SHM_HEADER_BYTES = 136
+
+/**
+ * Gives a cut `-shm` its length back (zeros), so the pages SQLite mapped exist again, and zeroes its header:
+ * a cut may keep the header and lose the hash tables after it, and SQLite would then trust the header and
+ * miss the frames the lost tables indexed — reading older pages. A zeroed header is what SQLite finds in a
+ * new `-shm`: it rebuilds the whole index from the `-wal` before the next read. Only ever lengthens: the size
+ * is read and set on one descriptor, and a file another process already restored is left alone. Throws when
+ * the file cannot be written.
+ */
+export function lengthenTo(path: string, size: number): void {
+  const fd = openSync(path, 'r+')
+  try {
+    const now = fstatSync(fd).size
+    const target = Math.max(size, Math.ceil(now / SHM_REGION_BYTES) * SHM_REGION_BYTES)
+    if (now >= target) return
+    ftruncateSync(fd, target)
+    writeSync(fd, new Uint8Array(SHM_HEADER_BYTES), 0, SHM_HEADER_BYTES, 0)
+  } finally {
+    closeSync(fd)
+  }
 }

@@ -9,7 +9,9 @@
  * against the others and the room would admit up to its limit in each. A file this process cannot write is
  * never handed to SQLite (#14.5: an unwritable `-shm` ended in SIGBUS): every call fails instead, so the
  * room follows its `failMode`, the reason is logged in one line naming the file, and the file is looked at
- * again once per `fileCheckIntervalMs` until it is fixed; so is a connection whose file failed.
+ * again once per `fileCheckIntervalMs` until it is fixed; so is a connection whose file failed. A `-shm` cut
+ * shorter (truncated) under the process would be a SIGBUS at SQLite's next touch of the pages it mapped: its
+ * length is given back and its header zeroed first (./database-file.ts `lengthenTo`), then the path reopened.
  *
  * Limit: SQLite shares one `-shm` mapping among the connections of a process to one database file, so
  * while another connection of this process (the app's own) keeps the file open, reopening keeps the old
@@ -17,7 +19,7 @@
  * only by a deleted `-shm`.
  */
 import { WaitingRoomError } from '../../src/errors.ts'
-import { changedFile, databasePath, filesOf, identityOf, unwritableReason, type FileIdentity } from './database-file.ts'
+import { changedFile, databasePath, filesOf, identityOf, lengthenTo, shmCut, sizeOf, unwritableReason, type FileIdentity } from './database-file.ts'
 import { isFileError, messageOf, type Connection, type ConnectionSource, type SqliteDatabase, type SqliteStatement } from './driver.ts'
 import type { Statements } from './schema.ts'
 import { setupError, setUpConnection, STARTUP_LOCK_WAIT_MS, type ResolvedSqliteOptions } from './setup.ts'
@@ -35,6 +37,8 @@ interface Live {
   connection: Connection<Statements>
   /** The database, `-wal` and `-shm` files (see `filesOf`) the path named right after the handle was set up. */
   seen: (FileIdentity | undefined)[]
+  /** The largest `-shm` size seen while the handle is open: SQLite may have mapped that much of it. */
+  shmSize: number
 }
 
 /**
@@ -83,6 +87,8 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
   const files = path === undefined ? [] : filesOf(path)
   const reopen = o.reopen ?? reopenWithClassOf(adapter, db)
   let live: Live | undefined
+  /** A handle left open on a cut `-shm` it could not lengthen: not closed, nor used, until the file is long enough. */
+  let mapped: Live | undefined
   let problem: WaitingRoomError | undefined
   let suspect = false
   let closed = false
@@ -110,7 +116,7 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
     try {
       const connection = setUpConnection(tracked, o, lockWaitMs)
       // After the setup's statements: SQLite has created the -wal and -shm by now.
-      live = { close, connection, seen: files.map(identityOf) }
+      live = { close, connection, seen: files.map(identityOf), shmSize: sizeOf(`${path}-shm`) ?? 0 }
       suspect = false
       if (problem) console.error(`[hono-waiting-room] ${adapter}: ${path} is usable again`)
       problem = undefined
@@ -141,17 +147,42 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
     adopt(handle, 0)
   }
 
+  /**
+   * The `-shm` was cut (truncated) under this process: give it its length back before SQLite touches the
+   * mapping again, then open the path again. When it cannot be lengthened, the handle is set aside unclosed
+   * (closing it would touch the mapping: SIGBUS), every call fails (failMode), and the path is opened again
+   * once a check finds the file long enough — SQLite shares one mapping per database file in a process.
+   */
+  const restoreShm = (size: number): void => {
+    const shm = files[2]!
+    const why = `${shm} was cut to ${size} bytes under this process (SQLite had mapped up to ${live!.shmSize})`
+    try {
+      lengthenTo(shm, live!.shmSize)
+    } catch (error) {
+      mapped = live
+      live = undefined
+      return fail(`${why} and cannot be lengthened again: ${messageOf(error)}`, error)
+    }
+    reopenPath(`${why}; lengthened it again and cleared its header (SQLite rebuilds its index from the -wal)`)
+  }
+
   /** Before a transaction: the live connection's files still there, or (once per interval) a new try. */
   const check = (): void => {
     if (path === undefined) return
     if (live && !suspect) {
       const changed = changedFile(files, live.seen)
-      if (changed !== undefined) reopenPath(`${changed} was deleted or replaced under this process`)
+      if (changed !== undefined) return reopenPath(`${changed} was deleted or replaced under this process`)
+      const size = sizeOf(files[2]!)
+      if (shmCut(size, live.shmSize)) return restoreShm(size!)
+      if (size !== undefined && size > live.shmSize) live.shmSize = size
       return
     }
     const now = Date.now()
     if (now - checkedAt < o.fileCheckIntervalMs) return
     checkedAt = now
+    if (mapped && shmCut(sizeOf(files[2]!), mapped.shmSize)) return // still cut: the old mapping must not be touched
+    mapped?.close()
+    mapped = undefined
     reopenPath(undefined) // a suspect connection was logged by failed(), a missing one by fail()
   }
 

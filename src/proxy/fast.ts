@@ -10,7 +10,7 @@
  */
 import { Context } from 'hono'
 import { admittedPass, type AdmittedPass } from '../room/fast-path.ts'
-import { applyOriginCommand, isRevoke, revokeSession } from '../room/pipeline/origin-command.ts'
+import { applyOriginCommand, commandsRevoke, revokeSession } from '../room/pipeline/origin-command.ts'
 import type { Room } from '../room/room.ts'
 import { CF_COMMAND_HEADER, clientResponseHeaderList, COMMAND_HEADER, originRequestHeaders, type HeaderList } from './headers.ts'
 import type { HostMatcher } from './hosts.ts'
@@ -98,8 +98,9 @@ export function fastClientHeaders(setup: FastSetup, c: Context, forward: FastFor
   if (own) return own
   const stripped = clientResponseHeaderList(list, setup.originBase, proxyBase, false)!
   const { room } = setup
-  const command = valueOf(list, COMMAND_HEADER) ?? (room.o.compatibility === 'cloudflare' ? valueOf(list, CF_COMMAND_HEADER) : undefined)
-  if (isRevoke(command)) stripped.push('Set-Cookie', revokeSession(room, c, pass.ticketId, pass.countedMinute, pass.now, forwarded.proto === 'https'))
+  // Read as the whole path reads them (origin-command.ts): either header's token list, Cloudflare's in its mode.
+  const revoke = commandsRevoke(valueOf(list, COMMAND_HEADER) ?? null) || (room.o.compatibility === 'cloudflare' && commandsRevoke(valueOf(list, CF_COMMAND_HEADER) ?? null))
+  if (revoke) stripped.push('Set-Cookie', revokeSession(room, c, pass.ticketId, pass.countedMinute, pass.now, forwarded.proto === 'https'))
   return stripped
 }
 

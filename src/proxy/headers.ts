@@ -4,9 +4,10 @@
  * The client's request headers reach the origin exactly as sent — same names, values, order and
  * repeats — except hop-by-hop headers (both ways), which describe one connection and never cross (RFC 9110 §7.6.1),
  * and the forwarding headers, which the proxy writes itself from what it trusts (./trust.ts) or, from an
- * untrusted client, drops ({@link FORWARDING_CLAIMS}).
+ * untrusted client, drops ({@link isForwardingClaim}).
  */
 import type { Forwarded } from './trust.ts'
+import { isForwardingClaim } from './forwarding-claims.ts'
 
 /** Hop-by-hop headers a proxy must not forward (RFC 9110 §7.6.1), besides every `proxy-*` header. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'trailers'])
@@ -25,48 +26,7 @@ export const CHALLENGE_ANSWER_HEADER = 'waiting-room-challenge'
  */
 const REPLACED = new Set(['host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', COMMAND_HEADER, CF_COMMAND_HEADER, CHALLENGE_ANSWER_HEADER])
 
-/**
- * Headers in which a proxy tells the origin who the client is, which scheme, port or path it used, or which
- * server it reached — the family around X-Forwarded-For/-Proto/-Host that origins believe (Rack reads
- * X-Forwarded-Ssl/-Scheme, Spring and Symfony X-Forwarded-Port/-Prefix, nginx-style apps X-Real-IP, CDN-aware
- * ones CF-Connecting-IP or True-Client-IP; IIS X-Original-URL overrides the path). From a client that came
- * through no trusted proxy they are claims nobody checked: dropped, as `Forwarded` is. The proxy writes none
- * of them itself (the origin has its X-Forwarded-For/-Proto/-Host); through trusted proxies they pass, for the
- * origin to judge, as `Forwarded` does. A list, not a prefix: the fetch transport deletes names from a
- * Headers rather than iterate it (see PROXY_HEADERS).
- */
-export const FORWARDING_CLAIMS: readonly string[] = [
-  'forwarded',
-  'x-forwarded-ssl',
-  'x-forwarded-scheme',
-  'x-forwarded-protocol',
-  'x-forwarded-port',
-  'x-forwarded-prefix',
-  'x-forwarded-path',
-  'x-forwarded-uri',
-  'x-forwarded-server',
-  'x-forwarded-by',
-  'x-forwarded-client-ip',
-  'x-forwarded',
-  'x-original-forwarded-for',
-  'x-original-url',
-  'x-original-host',
-  'x-rewrite-url',
-  'x-url-scheme',
-  'front-end-https',
-  'x-real-ip',
-  'x-client-ip',
-  'x-cluster-client-ip',
-  'x-proxyuser-ip',
-  'client-ip',
-  'true-client-ip',
-  'cf-connecting-ip',
-  'cf-connecting-ipv6',
-  'fastly-client-ip',
-  'x-appengine-user-ip',
-  'x-azure-clientip',
-]
-const FORWARDING_CLAIM_SET = new Set(FORWARDING_CLAIMS)
+export { FORWARDING_CLAIMS, isForwardingClaim } from './forwarding-claims.ts'
 
 /**
  * Header lists as Node's `rawHeaders` has them: name, value, name, value, … — the one form that keeps
@@ -97,7 +57,7 @@ function connectionNamed(list: HeaderList): Set<string> | undefined {
 /**
  * The request headers for the origin, from the client's `list`: Host set to the origin's, hop-by-hop
  * and forwarding headers dropped, then X-Forwarded-For/Proto/Host as the proxy concluded them.
- * `Forwarded` and the rest of {@link FORWARDING_CLAIMS} pass on only from trusted proxies. `upgrade` (the client's Upgrade value) keeps the
+ * `Forwarded` and every other {@link isForwardingClaim} pass on only from trusted proxies. `upgrade` (the client's Upgrade value) keeps the
  * connection-level request for a WebSocket: this hop's Connection and Upgrade are then re-sent.
  */
 export function originRequestHeaders(list: HeaderList, forwarded: Forwarded, originHost: string, upgrade?: string): HeaderList {
@@ -108,7 +68,7 @@ export function originRequestHeaders(list: HeaderList, forwarded: Forwarded, ori
     const lower = name.toLowerCase()
     // `:method` and friends: HTTP/2 pseudo-headers in a Node server's raw list describe this hop only.
     if (name.startsWith(':') || HOP_BY_HOP.has(lower) || REPLACED.has(lower) || lower.startsWith('proxy-') || named?.has(lower)) continue
-    if (!forwarded.trusted && FORWARDING_CLAIM_SET.has(lower)) continue
+    if (!forwarded.trusted && isForwardingClaim(lower)) continue
     out.push(name, list[i + 1]!)
   }
   if (forwarded.chain.length > 0) out.push('X-Forwarded-For', forwarded.chain.join(', '))
@@ -146,7 +106,9 @@ export function originRequestHeaderObject(incoming: Headers, forwarded: Forwarde
   const headers = new Headers(incoming)
   deleteHopByHop(headers)
   for (const name of REPLACED) headers.delete(name)
-  if (!forwarded.trusted) for (const name of FORWARDING_CLAIMS) headers.delete(name)
+  // A class of names cannot be deleted by name: read the names once (collected first: deleting while
+  // iterating a Headers skips entries), only for an untrusted client.
+  if (!forwarded.trusted) for (const name of [...headers.keys()]) if (isForwardingClaim(name)) headers.delete(name)
   if (forwarded.chain.length > 0) headers.set('x-forwarded-for', forwarded.chain.join(', '))
   headers.set('x-forwarded-proto', forwarded.proto)
   if (forwarded.host) headers.set('x-forwarded-host', forwarded.host)

@@ -39,7 +39,7 @@ export interface ProxyOptions {
    * Which X-Forwarded-For/-Proto/-Host to believe: a number of proxies in front (`1` behind one nginx), or
    * their addresses / CIDR ranges (`['10.0.0.0/8', '::1']`). Default: none — the client's forwarding
    * headers are replaced by what the proxy itself sees, and `Forwarded`, X-Real-IP and the rest of
-   * `FORWARDING_CLAIMS` (./headers.ts) are dropped.
+   * forwarding claims (`isForwardingClaim`, ./forwarding-claims.ts) are dropped.
    */
   trustProxy?: TrustProxy | undefined
   /**

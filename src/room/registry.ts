@@ -4,8 +4,8 @@
  *
  * Deciding: several rooms mounted in one Hono app (`app.use(a); app.use(b)`) each see a request in turn.
  * Each finds the others on the request itself — the handlers Hono matched for it (`c.req.matchedRoutes`) that
- * are rooms — and only the room whose route is most specific decides; the others pass the request through
- * untouched (ties: the room mounted first). Rooms in other apps never match the request, so they never
+ * are rooms — and only the room whose route (or mount path) is most specific decides; the others pass the
+ * request through untouched (ties: each tied room decides, fail-closed). Rooms in other apps never match the request, so they never
  * interfere. Costs nothing while the process has built one room.
  *
  * Cookie names: a room that shares an app by design (built with `routes`, or in `compatibility: 'cloudflare'`)
@@ -55,25 +55,52 @@ export function registeredRoomOf(handler: object): RegisteredRoom | undefined {
   return roomOfHandler.get(handler)
 }
 
-/** The room that decides `c`; undefined when `room` is alone on it (or not found among the matched handlers). */
+/**
+ * How specific the path a room is mounted on is (`app.use('/checkout/*', room)`, a sub-app's `app.route`
+ * prefix, a `basePath`), on the scale of routes.ts's scores: 2 per literal segment, 1 per segment with a
+ * `*` or a `:param` (it matches any segment). Hono routed the request to that path, so the room covers only
+ * requests under it: it ranks as the more specific of its mount and its own routes.
+ */
+function mountScore(path: string): number {
+  const prefix = path.replace(/\/?\*$/, '').replace(/\/$/, '')
+  if (prefix === '') return 0
+  let specificity = 0
+  for (const segment of prefix.slice(1).split('/')) specificity += segment.includes('*') || segment.startsWith(':') ? 1 : 2
+  return specificity * 2
+}
+
+/**
+ * The room that decides `c`; undefined when `room` is alone on it (or not found among the matched handlers).
+ * Each room ranks by the more specific of its own route covering `c` and the path it is mounted on. Ties are
+ * ambiguous — which of two rooms as specific as each other is the stricter cannot be known before both
+ * decide — so, fail-closed, no tied room steps aside: each returns itself and decides (the request passes
+ * only if every one of them admits it). Only a strictly less specific room steps aside.
+ */
 export function deciderOf(c: Context, room: RegisteredRoom): RegisteredRoom | undefined {
   if (built < 2) return undefined
   let rooms = 0
   let found = false
   let best: RegisteredRoom | undefined
   let bestScore = -1
+  let ownScore = -1
   for (const route of c.req.matchedRoutes) {
     const handler = route.handler as { __COMPOSED_HANDLER?: object }
     // A sub-app with its own onError wraps each handler, keeping the original as __COMPOSED_HANDLER.
     const other = roomOfHandler.get(handler) ?? (handler.__COMPOSED_HANDLER ? roomOfHandler.get(handler.__COMPOSED_HANDLER) : undefined)
     if (!other) continue
     rooms++
-    if (other === room) found = true
-    const score = other.scoreOf(c)
+    const own = other.scoreOf(c)
+    // The host bit (routes.ts: a route naming its host) is kept over a mount score, which names none.
+    const score = own === undefined ? undefined : Math.max(own, mountScore(route.path) + (own % 2))
+    if (other === room) {
+      found = true
+      if (score !== undefined) ownScore = Math.max(ownScore, score)
+    }
     if (score !== undefined && score > bestScore) {
       best = other
       bestScore = score
     }
   }
-  return rooms < 2 || !found ? undefined : best
+  if (rooms < 2 || !found) return undefined
+  return ownScore >= 0 && ownScore === bestScore ? room : best
 }

@@ -55,23 +55,31 @@ export function stripOriginCommands(c: Context): void {
   c.res = response
 }
 
+/**
+ * Whether a command header's value asks to revoke. A field sent on several lines reaches us joined with
+ * `, ` (RFC 9110 §5.3: `revoke, revoke`), and an origin may name several commands: the value is a
+ * comma-separated list of tokens, each trimmed and read in any case; any `revoke` revokes.
+ */
+export function commandsRevoke(value: string | null): boolean {
+  if (value === null) return false
+  for (const token of value.split(',')) if (token.trim().toLowerCase() === 'revoke') return true
+  return false
+}
+
 /** Only runs when the command is enabled; otherwise the middleware only strips the headers. */
 export function applyOriginCommand(room: Room, c: Context, ticketId: string, countedMinute: number, now: number): void {
   if (!mayCarryCommand(c)) return
   const own = c.res.headers.get(COMMAND_HEADER)
   const cf = c.res.headers.get(CF_COMMAND_HEADER)
   if (own === null && cf === null) return
-  const command = own ?? (room.o.compatibility === 'cloudflare' ? cf : null)
+  const revoke = commandsRevoke(own) || (room.o.compatibility === 'cloudflare' && commandsRevoke(cf))
   const response = new Response(c.res.body, c.res) // origin headers may be immutable (a fetch Response)
   response.headers.delete(COMMAND_HEADER)
   response.headers.delete(CF_COMMAND_HEADER)
-  if (isRevoke(command)) response.headers.append('Set-Cookie', revokeSession(room, c, ticketId, countedMinute, now))
+  if (revoke) response.headers.append('Set-Cookie', revokeSession(room, c, ticketId, countedMinute, now))
   c.res = undefined as never // replace rather than merge: Hono merges headers into a set response
   c.res = response
 }
-
-/** Whether a command header's value (Fetch-joined) is `revoke`. */
-export const isRevoke = (command: string | null | undefined): boolean => command?.trim().toLowerCase() === 'revoke'
 
 /**
  * Ends the session of `ticketId` (counted in `countedMinute`) on the origin's command, and returns the

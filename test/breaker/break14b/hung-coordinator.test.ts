@@ -1,0 +1,54 @@
+/**
+ * break14b — issue #14 item 5 on the middleware, any adapter: "Admitted users never depend on the coordinator."
+ * A coordinator whose every call hangs (never settles) or throws at once, after 3 users were admitted; the clock
+ * then crosses minute boundaries (renewals) and reaches 4 minutes (sessions of 5). Every admitted request must be
+ * served (reach the handler) and fast (< 50 ms real, far under coordinatorTimeoutMs = 1000).
+ * Also with the coordinator given as a per-request factory `(c) => adapter`, and with history recording on.
+ */
+import { describe, expect, it } from 'vitest'
+import type { Coordinator } from '../../../src/index.ts'
+import { memoryCoordinator, worker, START, MINUTE, settle } from '../harness.ts'
+
+function switchable() {
+  const inner = memoryCoordinator()
+  let mode: 'ok' | 'hang' | 'throw' = 'ok'
+  const gate = <T>(f: () => Promise<T>): Promise<T> => (mode === 'ok' ? f() : mode === 'hang' ? new Promise<T>(() => {}) : Promise.reject(new Error('down')))
+  const coordinator: Coordinator = {
+    name: 'switchable',
+    preferredSyncIntervalMs: 0,
+    increment: (r) => gate(() => inner.increment(r)),
+    takeSlot: (r) => gate(() => inner.takeSlot!(r)),
+    sync: (r) => gate(() => inner.sync(r)),
+    recordHistory: (b) => gate(() => inner.recordHistory!(b)),
+    readHistory: (q) => gate(() => inner.readHistory!(q)),
+  }
+  return { coordinator, set: (m: typeof mode) => { mode = m } }
+}
+
+describe('break14b: admitted users while every coordinator call hangs or throws', () => {
+  for (const mode of ['hang', 'throw'] as const) for (const factory of [false, true]) {
+    it(`${mode}${factory ? ', coordinator as (c) => adapter' : ''}: every admitted request served at once, across minutes`, async () => {
+      const clock = { now: START + 5_000 }
+      const sw = switchable()
+      const w = worker(factory ? (((_c: unknown) => sw.coordinator) as never) : sw.coordinator, clock, { totalActiveUsers: 10, newUsersPerMinute: 10, sessionDurationMinutes: 5, coordinatorTimeoutMs: 1000 })
+      const cookies: string[] = []
+      for (let i = 0; i < 3; i++) { const r = await w.request(); expect(r.admitted).toBe(true); cookies.push(r.cookie!) }
+      await settle()
+      sw.set(mode)
+      const slow: string[] = []
+      const refused: string[] = []
+      for (const at of [10_000, 59_900, MINUTE + 100, MINUTE + 30_000, 2 * MINUTE + 1, 3 * MINUTE + 500, 4 * MINUTE]) {
+        clock.now = START + at
+        for (let i = 0; i < cookies.length; i++) {
+          const t = performance.now()
+          const r = await w.request(cookies[i], { noSettle: true })
+          const ms = performance.now() - t
+          if (!r.admitted) refused.push(`user ${i} at +${at} ms: ${r.status}`)
+          if (ms > 50) slow.push(`user ${i} at +${at} ms: ${Math.round(ms)} ms`)
+          if (r.cookie) cookies[i] = r.cookie
+        }
+      }
+      expect({ refused, slow }).toEqual({ refused: [], slow: [] })
+    })
+  }
+})

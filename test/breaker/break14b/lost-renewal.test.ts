@@ -1,0 +1,86 @@
+/**
+ * break14b — item 3: "a SIGKILL at any moment never lets the room exceed totalActiveUsers afterwards". The atomic
+ * grant protects admissions; a RENEWAL is still only reported in the background. Clocks run 10× (a minute is
+ * 6 s real); two proxies on one store; room of 4 (4 new per minute); 1-minute sessions (a check-in in minute m
+ * counts through m+1).
+ *   minute m:   proxy A admits u1..u4.
+ *   minute m+1: u1..u4 check in through proxy B (their renewals), and B is SIGKILLed the moment it has answered
+ *               (it races B's report: 1 s on Redis, always lost here; 200 ms on SQLite, lost in about half the tries).
+ *               With another process holding SQLite's write lock during the renewals, B's tickets were not renewed
+ *               and the case held (4 newcomers, originals queued) — so that is not how this test runs.
+ *   minute m+2: 4 newcomers arrive at A; then u1..u4 come back (their renewed tickets are valid through m+2).
+ * Expected: the newcomers are queued (the room is full: u1..u4 renewed in m+1), or at least never 8 users served
+ * in minute m+2. Observed (before a fix): the renewals died with B, the room saw u1..u4 expire at the end of m+1,
+ * admitted the 4 newcomers, and u1..u4 walked back in on their renewed tickets: 8 active in a room of 4.
+ */
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { ADMIN, killAllStarted, sleep, startOrigin, startProxy, startRedis, tmp } from './procs.ts'
+
+const K = 10
+const MIN = 60_000
+afterAll(() => killAllStarted())
+
+async function lostRenewal(backend: string[], kill = true) {
+  const T0 = Date.now()
+  const fakeNow = () => T0 + (Date.now() - T0) * K
+  const untilFake = async (t: number) => { while (fakeNow() < t) await sleep(Math.max(1, Math.min(50, (t - fakeNow()) / K))) }
+  const nextMinute = () => (Math.floor(fakeNow() / MIN) + 1) * MIN
+  const env = { B14B_CLOCK_K: String(K), B14B_CLOCK_T0: String(T0) }
+  const origin = await startOrigin()
+  const args = ['--origin', origin.url, '--room-id', `b14b-renew-${T0}`, '--total-active-users', '4', '--new-users-per-minute', '4', '--session-duration', '1', ...backend]
+  const [a, b] = await Promise.all([startProxy(args, env), startProxy(args, env)])
+  const get = async (url: string, user: string, cookie = '') => {
+    const res = await fetch(`${url}/p`, { headers: { 'x-user': user, ...(cookie ? { cookie } : {}) } })
+    await res.text()
+    const set = res.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => c.startsWith('__wroom='))
+    return { admitted: res.headers.get('x-origin') === 'yes', cookie: set && set !== '__wroom=' ? set : cookie }
+  }
+  await untilFake(nextMinute() + 3000)
+  const users = []
+  for (let i = 1; i <= 4; i++) users.push({ id: `u${i}`, ...(await get(a!.url, `u${i}`)) })
+  if (!users.every((u) => u.admitted)) throw new Error('setup: u1..u4 not admitted')
+  await fetch(`${b!.url}/_room/status`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.text()) // B syncs
+  await untilFake(nextMinute() + 3000)
+  const renewed = await Promise.all(users.map((u) => get(b!.url, u.id, u.cookie)))
+  if (kill) b!.child.kill('SIGKILL')
+  const renewalsOk = renewed.every((r) => r.admitted)
+  users.forEach((u, i) => (u.cookie = renewed[i]!.cookie))
+  await untilFake(nextMinute() + 5000)
+  const newcomers = []
+  for (let i = 1; i <= 4; i++) newcomers.push(await get(a!.url, `n${i}`))
+  const back = []
+  for (const u of users) back.push(await get(a!.url, u.id, u.cookie))
+  a!.child.kill('SIGKILL'); b!.child.kill('SIGKILL'); origin.server.close()
+  return { renewalsOk, newcomersAdmitted: newcomers.filter((n) => n.admitted).length, originalsBack: back.filter((x) => x.admitted).length }
+}
+
+// Documents an open defect of issue 14 item 3 (a renewal reported only in the background dies with a SIGKILLed
+// proxy: the room over-admits). Not fixed yet, so it is off in CI; B14B_LOST_RENEWAL=1 runs it.
+describe.skipIf(!process.env.B14B_LOST_RENEWAL)('break14b: a proxy SIGKILLed right after renewing sessions', () => {
+  // Racy on SQLite (B reports 200 ms after deciding; the kill lands first in about 1 try of 3 on a loaded machine:
+  // observed 5 in a room of 4, then 4, 4, 4): run with B14B_RACY=1.
+  it.skipIf(!process.env.B14B_RACY)('SQLite --store: never more than 4 users in the room (racy: see above)', async () => {
+    const out = await lostRenewal(['--store', join(tmp(), 'room.db')])
+    console.log('lost renewal sqlite:', JSON.stringify(out))
+    expect(out.renewalsOk).toBe(true)
+    expect(out.newcomersAdmitted + out.originalsBack).toBeLessThanOrEqual(4)
+  }, 60_000)
+  it('control (Redis): B left running — the newcomers are queued, the originals come back', async () => {
+    const redis = await startRedis(7388)
+    try {
+      const out = await lostRenewal(['--redis', redis.url], false)
+      console.log('control redis:', JSON.stringify(out))
+      expect(out).toEqual({ renewalsOk: true, newcomersAdmitted: 0, originalsBack: 4 })
+    } finally { await redis.stop() }
+  }, 60_000)
+  it('Redis: never more than 4 users in the room', async () => {
+    const redis = await startRedis(7389)
+    try {
+      const out = await lostRenewal(['--redis', redis.url])
+      console.log('lost renewal redis:', JSON.stringify(out))
+      expect(out.renewalsOk).toBe(true)
+      expect(out.newcomersAdmitted + out.originalsBack).toBeLessThanOrEqual(4)
+    } finally { await redis.stop() }
+  }, 60_000)
+})

@@ -1,0 +1,17 @@
+/** break14b — item 2 on SQLite (--store), three processes: see revoke-procs.ts. */
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { killAllStarted, tmp } from './procs.ts'
+import { revokeRun } from './revoke-procs.ts'
+
+afterAll(() => killAllStarted())
+describe('break14b: one ticket revoked from 3 processes, old and renewed cookies, across a minute boundary (SQLite)', () => {
+  for (const [seed, racing] of [[1421, false], [1422, true]] as const) {
+    it(`seed ${seed}${racing ? ', renewals racing the revokes' : ', revokes only'}: exactly one place freed`, async () => {
+      const out = await revokeRun({ store: join(tmp(), 'room.db') }, seed, racing)
+      console.log(`sqlite revoke seed ${seed}:`, JSON.stringify(out))
+      expect(out.distinctCookies).toBe(3)
+      expect({ placesTaken: out.admittedNew + (out.aBack ? 1 : 0), bStill: out.bStill, cStill: out.cStill }).toEqual({ placesTaken: 1, bStill: true, cStill: true })
+    }, 60_000)
+  }
+})
