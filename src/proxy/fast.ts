@@ -8,7 +8,8 @@
  * plain path without writing a cookie. Where the servers call it: `createProxyApp`'s `fetch` (./proxy.ts)
  * and the Node listener (./node-fast.ts), below Hono and @hono/node-server.
  */
-import { Context } from 'hono'
+import * as hono from 'hono'
+import type { Context } from 'hono'
 import { admittedPass, type AdmittedPass } from '../room/fast-path.ts'
 import { applyOriginCommand, commandsRevoke, revokeSession } from '../room/pipeline/origin-command.ts'
 import type { Room } from '../room/room.ts'
@@ -16,6 +17,12 @@ import { CF_COMMAND_HEADER, clientResponseHeaderList, COMMAND_HEADER, originRequ
 import type { HostMatcher } from './hosts.ts'
 import type { OriginTransport } from './transport.ts'
 import { resolveForwarded, type Forwarded, type TrustPolicy } from './trust.ts'
+
+/**
+ * Hono's Context class, which hono exports from 4.13 on. Read through the namespace so that an older Hono of
+ * the peer range (from 4.11.2) still links: there the fast path stays off and every request goes the whole way.
+ */
+export const ContextClass: typeof Context | undefined = (hono as { Context?: typeof Context }).Context
 
 /** What the proxy app fixed at build time that the fast path needs. */
 export interface FastSetup {
@@ -144,6 +151,8 @@ type FetchHandler = (request: Request, env?: unknown, executionCtx?: never) => R
  * `revoke` is obeyed as the room does after `next()`. Anything else goes to the app.
  */
 export function fetchFastPath(setup: FastSetup, forward: (c: Context) => Promise<Response>, appFetch: FetchHandler): FetchHandler {
+  const Context = ContextClass
+  if (!Context) return appFetch
   return (request, env, executionCtx) => {
     const c = new Context(request, { env, executionCtx })
     const url = request.url

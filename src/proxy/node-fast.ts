@@ -10,9 +10,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { Context } from 'hono'
+import type { Context } from 'hono'
 import { hasHeader } from './headers.ts'
-import { fastClientHeaders, fastForward, fastOriginHeaders, rawHeaderOf, type FastForward, type ProxyFastPath } from './fast.ts'
+import { ContextClass, fastClientHeaders, fastForward, fastOriginHeaders, rawHeaderOf, type FastForward, type ProxyFastPath } from './fast.ts'
 import { answerDirectly } from './node-answer.ts'
 import { NODE_AGENTS, pipeIncoming, type Agents } from './node.ts'
 import { declaresBody, OriginTimeout } from './transport.ts'
@@ -34,7 +34,8 @@ const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/
  */
 export function fastListener(fast: ProxyFastPath, listener: RequestListener, options: FastListenerOptions = {}): RequestListener {
   const agents = (fast.transport as { [NODE_AGENTS]?: Agents })[NODE_AGENTS]
-  if (!agents) return listener
+  const Context = ContextClass
+  if (!agents || !Context) return listener
   return (incoming, outgoing) => {
     const target = incoming.url ?? ''
     const raw = incoming.rawHeaders
