@@ -66,9 +66,9 @@ export class Room implements RegisteredRoom {
   /** Bypass rules added at runtime (admin `POST /rules`), from the settings storage. */
   readonly rules: RuleSource
   readonly link: WorkerLink
-  readonly metrics = new RoomMetrics()
+  readonly metrics: RoomMetrics = new RoomMetrics()
   /** Slot requests refused this minute: a new user they answer costs no coordinator call. */
-  readonly refusals = new Refusals()
+  readonly refusals: Refusals = new Refusals()
   readonly history: HistoryRecorder
   /** Undefined when the room covers every request. */
   readonly covers: ((c: Context) => boolean | Promise<boolean>) | undefined
@@ -195,7 +195,7 @@ export class Room implements RegisteredRoom {
   }
 
   /** Starts a background report if one is due (never waits for it). */
-  report(c: Context, location: string, now: number, coordinator = this.coordinatorOf(c)): void {
+  report(c: Context, location: string, now: number, coordinator: Coordinator = this.coordinatorOf(c)): void {
     this.link.maybeSync(coordinator, location, now, deferTo(c))
     const snapshot = this.link.snapshot(now)
     if (snapshot && this.settings.loaded) {
