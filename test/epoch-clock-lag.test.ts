@@ -7,65 +7,14 @@
  * Generated lags (0–120 s) and skews, on a shared stand-in (the memory coordinator's state without its
  * process-local mark), SQLite (better-sqlite3) and Redis.
  */
-import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { memoryCoordinator } from '../adapters/memory/index.ts'
-import { sqliteCoordinator } from '../adapters/bun-sqlite/index.ts'
-import { fromNodeRedis, upstashCoordinator } from '../adapters/upstash/index.ts'
-import { connectTestRedis, deleteKeys, testPrefix, type TestRedis } from '../adapters/upstash/test/redis.ts'
-import type { Coordinator } from '../src/coordination/coordinator.ts'
+import { losableRedis, losableSharedMemory, losableSqlite, type Losable } from './support/losable.ts'
 import { worker, START, MINUTE } from './breaker/harness.ts'
 
-/** A backend whose state can be lost; `coordinator` stays the same object for the fleet. */
-interface Losable {
-  coordinator: Coordinator
-  lose(): Promise<void>
-}
-
-/** The memory coordinator as a shared backend would answer: the same epoch, without the process-local mark. */
-function sharedMemory(): Losable {
-  let inner = memoryCoordinator()
-  const coordinator: Coordinator = {
-    name: 'shared-memory',
-    increment: (r) => inner.increment(r),
-    takeSlot: (r) => inner.takeSlot(r),
-    sync: async (r) => {
-      const state = await inner.sync(r)
-      return state.epoch ? { ...state, epoch: { id: state.epoch.id, startedAt: state.epoch.startedAt } } : state
-    },
-  }
-  return { coordinator, lose: async () => void (inner = memoryCoordinator()) }
-}
-
-/** A SQLite file replaced by an empty one under the fleet. */
-function sqlite(): Losable {
-  let inner = sqliteCoordinator(new Database(':memory:'))
-  const coordinator: Coordinator = {
-    name: 'sqlite',
-    increment: (r) => inner.increment(r),
-    takeSlot: (r) => inner.takeSlot!(r),
-    sync: (r) => inner.sync(r),
-  }
-  return { coordinator, lose: async () => void (inner = sqliteCoordinator(new Database(':memory:'))) }
-}
-
-let redis: TestRedis
-const prefixes: string[] = []
-/** A Redis restarted without persistence: the room's keys are gone. */
-function redisBackend(): Losable {
-  const prefix = testPrefix('clock-lag')
-  prefixes.push(prefix)
-  return { coordinator: upstashCoordinator(fromNodeRedis(redis), { prefix }), lose: async () => void (await deleteKeys(redis, prefix)) }
-}
-
-beforeAll(async () => {
-  redis = await connectTestRedis()
-})
-afterAll(async () => {
-  for (const prefix of prefixes) await deleteKeys(redis, prefix)
-  await redis.close()
-})
+const redis = losableRedis('clock-lag')
+beforeAll(() => redis.connect())
+afterAll(() => redis.close())
 
 const ROOM = { totalActiveUsers: 3, newUsersPerMinute: 100, sessionDurationMinutes: 2, syncIntervalMs: 0 }
 
@@ -101,7 +50,7 @@ async function admittedDuringRecovery(backend: Losable, lagMs: number, skewMs: n
   return admitted
 }
 
-const backends: [string, () => Losable][] = [['shared memory', sharedMemory], ['SQLite (better-sqlite3)', sqlite], ['Redis', redisBackend]]
+const backends: [string, () => Losable][] = [['shared memory', losableSharedMemory], ['SQLite (better-sqlite3)', losableSqlite], ['Redis', () => redis.make()]]
 
 describe('a lagging clock creating the new epoch hides no loss', () => {
   for (const [name, backend] of backends) {

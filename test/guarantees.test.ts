@@ -6,9 +6,9 @@
 import { Hono } from 'hono'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { losableMemory } from './support/losable.ts'
 import { memoryCoordinator } from '../adapters/memory/index.ts'
 import { waitingRoom, type Coordinator, type WaitingRoomEnv, type WaitingRoomOptions } from '../src/index.ts'
-import type { RoomState, WorkerReport } from '../src/coordination/state.ts'
 import { roomHarness, settle, START, TEST_SECRET } from './support/room-harness.ts'
 
 const MINUTE = 60_000
@@ -91,24 +91,12 @@ describe('an admission is counted by the step that grants it (#14.3)', () => {
   })
 })
 
-/** A coordinator whose backend can be swapped for an empty one, as a Redis restarted without persistence. */
-function losableCoordinator() {
-  let inner = memoryCoordinator()
-  const coordinator: Coordinator = {
-    name: 'losable',
-    preferredSyncIntervalMs: 0,
-    increment: (request) => inner.increment(request),
-    takeSlot: (request) => inner.takeSlot(request),
-    sync: (report: WorkerReport): Promise<RoomState> => inner.sync(report),
-  }
-  return { coordinator, lose: () => (inner = memoryCoordinator()) }
-}
 
 describe('a backend that comes back empty does not reopen the room (#14.4)', () => {
   it('workers that knew the old state keep the room full until its sessions have expired, then count what checked in', async () => {
     for (const failMode of ['closed', 'open'] as const) {
       const clock = { now: START }
-      const { coordinator, lose } = losableCoordinator()
+      const { coordinator, lose } = losableMemory()
       const w = worker(coordinator, clock, { failMode })
       const users = [await w.request(), await w.request(), await w.request()]
       expect(users.every((u) => u.admitted)).toBe(true)

@@ -10,42 +10,14 @@
  * has checked in, no new user is admitted anywhere while the old sessions last — whatever each worker's
  * snapshot says. (Before that moment a fleet's cold workers cannot know: README, Known limits.)
  */
-import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sqliteCoordinator } from '../adapters/bun-sqlite/index.ts'
-import { fromNodeRedis, upstashCoordinator } from '../adapters/upstash/index.ts'
-import { connectTestRedis, deleteKeys, testPrefix, type TestRedis } from '../adapters/upstash/test/redis.ts'
-import type { Coordinator } from '../src/coordination/coordinator.ts'
+import { losableRedis, losableSqlite, type Losable } from './support/losable.ts'
 import { worker, START } from './breaker/harness.ts'
 
-/** A backend that can lose everything it stores, as a Redis restarted without persistence would. */
-interface Losable {
-  coordinator: Coordinator
-  lose(): Promise<void>
-}
-
-function sqlite(): Losable {
-  let inner = sqliteCoordinator(new Database(':memory:'))
-  const coordinator: Coordinator = { name: 'sqlite', increment: (r) => inner.increment(r), takeSlot: (r) => inner.takeSlot!(r), sync: (r) => inner.sync(r) }
-  return { coordinator, lose: async () => void (inner = sqliteCoordinator(new Database(':memory:'))) }
-}
-
-let redis: TestRedis
-const prefixes: string[] = []
-function redisBackend(): Losable {
-  const prefix = testPrefix('recovering-grant')
-  prefixes.push(prefix)
-  return { coordinator: upstashCoordinator(fromNodeRedis(redis), { prefix }), lose: async () => void (await deleteKeys(redis, prefix)) }
-}
-
-beforeAll(async () => {
-  redis = await connectTestRedis()
-})
-afterAll(async () => {
-  for (const prefix of prefixes) await deleteKeys(redis, prefix)
-  await redis.close()
-})
+const redis = losableRedis('recovering-grant')
+beforeAll(() => redis.connect())
+afterAll(() => redis.close())
 
 type Event =
   | { kind: 'cold'; worker: number }
@@ -110,7 +82,7 @@ async function admittedOnceKnown(backend: Losable, c: Case): Promise<{ afterKnow
   return { afterKnown, known }
 }
 
-const backends: [string, () => Losable][] = [['SQLite (better-sqlite3)', sqlite], ['Redis', redisBackend]]
+const backends: [string, () => Losable][] = [['SQLite (better-sqlite3)', losableSqlite], ['Redis', () => redis.make()]]
 
 describe('a backend that came back empty: once any worker knows, no worker grants', () => {
   for (const [name, backend] of backends) {

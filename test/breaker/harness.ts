@@ -44,14 +44,4 @@ export function worker(coordinator: Coordinator, clock: { now: number }, options
 }
 
 /** A coordinator whose backing store can be swapped for an empty one. */
-export function losable() {
-  let inner = memoryCoordinator()
-  const coordinator: Coordinator = {
-    name: 'losable',
-    preferredSyncIntervalMs: 0,
-    increment: (r) => inner.increment(r),
-    takeSlot: (r) => inner.takeSlot(r),
-    sync: (r) => inner.sync(r),
-  }
-  return { coordinator, lose: () => { inner = memoryCoordinator() } }
-}
+export { losableMemory as losable } from '../support/losable.ts'

@@ -44,6 +44,26 @@ async function logged(body: () => Promise<void>): Promise<string[]> {
   return lines
 }
 
+/** Asks `coordinator` for `n` fresh slots of `roomId` (tokens `{prefix}-0`, `{prefix}-1`, …); answers how many it granted. */
+function slotTaker(coordinator: SqliteCoordinator, roomId: string, limit: number, prefix: string): (n: number) => Promise<number> {
+  let token = 0
+  return async (n) => {
+    let admitted = 0
+    for (let i = 0; i < n; i++) {
+      const request = { roomId, location: 'host', minute: MINUTE, localLimit: limit, anywhereLimit: 0, token: `${prefix}-${token++}` }
+      if ((await coordinator.takeSlot(request)).admitted) admitted++
+    }
+    return admitted
+  }
+}
+
+/** Lengths to cut a `-shm` to: the edges of SQLite's 32 KiB mapping plus a few drawn from a seeded generator. */
+function cutLengths(seed: number): number[] {
+  let state = seed >>> 0
+  const next = (): number => (state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0)
+  return [0, 3, 100, 4096, 16_385, 32_767, ...Array.from({ length: 3 }, () => next() % 32_768)]
+}
+
 /** The `k`-th line starting with `prefix` the worker printed (waiting for it). */
 async function nthLine(worker: Worker, prefix: string, k: number): Promise<string> {
   const matching = (): string[] => worker.lines.filter((line) => line.startsWith(prefix))
@@ -203,19 +223,10 @@ export function fileSuite(t: TestApi, h: SqliteHarness): void {
     // the new end was a SIGBUS, killing the process (here: the test runner). Generated lengths, shorter than the
     // region SQLite mapped; the counts survive (the -wal holds them; SQLite rebuilds its index from it).
     it('a -shm cut to any shorter length under a running process: no SIGBUS, one log line, the count holds', async () => {
-      for (const length of [0, 3, 100, 4096, 16_385, 32_767, Math.floor(Math.random() * 32_768)]) {
+      for (const length of cutLengths(Number(process.env.SHM_CUT_SEED ?? 14))) {
         const path = files.next()
         const limit = 20
-        const coordinator = coordinatorOn(path)
-        let token = 0
-        const take = async (n: number): Promise<number> => {
-          let admitted = 0
-          for (let i = 0; i < n; i++) {
-            const request = { roomId: 'cut', location: 'host', minute: MINUTE, localLimit: limit, anywhereLimit: 0 }
-            if ((await coordinator.takeSlot({ ...request, token: `c-${token++}` })).admitted) admitted++
-          }
-          return admitted
-        }
+        const take = slotTaker(coordinatorOn(path), 'cut', limit, 'c')
         expect(await take(5)).toBe(5)
         truncateSync(`${path}-shm`, length)
         let after = 0
@@ -236,16 +247,7 @@ export function fileSuite(t: TestApi, h: SqliteHarness): void {
       it(`${deleted.join(' and ')} deleted under a running process, another process starts: the limit holds`, async () => {
         const path = files.next()
         const limit = 20
-        const coordinator = coordinatorOn(path)
-        let token = 0
-        const take = async (n: number): Promise<number> => {
-          let admitted = 0
-          for (let i = 0; i < n; i++) {
-            const request = { roomId: 'split', location: 'host', minute: MINUTE, localLimit: limit, anywhereLimit: 0 }
-            if ((await coordinator.takeSlot({ ...request, token: `a-${token++}` })).admitted) admitted++
-          }
-          return admitted
-        }
+        const take = slotTaker(coordinatorOn(path), 'split', limit, 'a')
         const before = await take(5)
         expect(before).toBe(5)
         for (const suffix of deleted) rmSync(`${path}${suffix}`)

@@ -8,36 +8,17 @@
  * old session checks in first after the second loss; SQLite and Redis hold (kept as regression guards).
  * Both workers are warm (each synced with the first state); a cold worker is a documented known limit.
  */
-import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { sqliteCoordinator } from '../../../adapters/bun-sqlite/index.ts'
-import { fromNodeRedis, upstashCoordinator } from '../../../adapters/upstash/index.ts'
-import { connectTestRedis, deleteKeys, testPrefix, type TestRedis } from '../../../adapters/upstash/test/redis.ts'
-import type { Coordinator } from '../../../src/coordination/coordinator.ts'
+import { losableRedis, losableSqlite } from '../../support/losable.ts'
 import { losable, START, worker } from '../harness.ts'
 
-function sqliteLosable() {
-  let inner = sqliteCoordinator(new Database(':memory:'))
-  const coordinator: Coordinator = { name: 'sqlite', increment: (r) => inner.increment(r), takeSlot: (r) => inner.takeSlot!(r), sync: (r) => inner.sync(r) }
-  return { coordinator, lose: async () => void (inner = sqliteCoordinator(new Database(':memory:'))) }
-}
-let redis: TestRedis | undefined
-const prefixes: string[] = []
-function redisLosable() {
-  const prefix = testPrefix('breaklimits')
-  prefixes.push(prefix)
-  return { coordinator: upstashCoordinator(fromNodeRedis(redis!), { prefix }), lose: async () => void (await deleteKeys(redis!, prefix)) }
-}
-afterAll(async () => {
-  if (!redis) return
-  for (const p of prefixes) await deleteKeys(redis, p)
-  await redis.close()
-})
+const redis = losableRedis('breaklimits')
+afterAll(() => redis.close())
 
 const backends = [
   ['memory', async () => losable()],
-  ['sqlite', async () => sqliteLosable()],
-  ['redis', async () => ((redis ??= await connectTestRedis()), redisLosable())],
+  ['sqlite', async () => losableSqlite()],
+  ['redis', async () => (await redis.connect(), redis.make())],
 ] as const
 
 describe('two losses in a row', () => {

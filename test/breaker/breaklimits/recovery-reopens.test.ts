@@ -1,16 +1,9 @@
 /** breaklimits: refusals remembered per minute never hide a freed place; a room that lost its state reopens. */
-import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { sqliteCoordinator } from '../../../adapters/bun-sqlite/index.ts'
-import type { Coordinator } from '../../../src/coordination/coordinator.ts'
+import { losableSqlite } from '../../support/losable.ts'
 import { losable, MINUTE, START, worker } from '../harness.ts'
 
 
-function sqliteLosable() {
-  let inner = sqliteCoordinator(new Database(':memory:'))
-  const coordinator: Coordinator = { name: 'sqlite', increment: (r) => inner.increment(r), takeSlot: (r) => inner.takeSlot!(r), sync: (r) => inner.sync(r) }
-  return { coordinator, lose: () => void (inner = sqliteCoordinator(new Database(':memory:'))) }
-}
 
 async function fill(w: ReturnType<typeof worker>, n: number) {
   const cookies: string[] = []
@@ -22,7 +15,7 @@ async function fill(w: ReturnType<typeof worker>, n: number) {
   return cookies
 }
 
-for (const [name, make] of [['memory', losable], ['sqlite', sqliteLosable]] as const) {
+for (const [name, make] of [['memory', losable], ['sqlite', losableSqlite]] as const) {
   describe(`recovery reopens (b), ${name}`, () => {
     it('after a loss the grant step refuses, and reopens once the old sessions have expired', async () => {
       const backend = make()
@@ -52,7 +45,7 @@ for (const [name, make] of [['memory', losable], ['sqlite', sqliteLosable]] as c
   })
 }
 
-for (const [name, make] of [['memory', losable], ['sqlite', sqliteLosable]] as const) {
+for (const [name, make] of [['memory', losable], ['sqlite', losableSqlite]] as const) {
   describe(`recovery with an old session that never stops (b), ${name}`, () => {
     it('reopens the places the old session does not hold once the window has passed', async () => {
       const backend = make()

@@ -6,35 +6,15 @@
  */
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
-import { fromNodeRedis, upstashCoordinator } from '../../../adapters/upstash/index.ts'
-import { connectTestRedis, deleteKeys, testPrefix, type TestRedis } from '../../../adapters/upstash/test/redis.ts'
+import { losableRedis, losableSqlite } from '../../support/losable.ts'
 import { Refusals } from '../../../src/room/pipeline/refusals.ts'
-import Database from 'better-sqlite3'
-import { sqliteCoordinator } from '../../../adapters/bun-sqlite/index.ts'
-import type { Coordinator } from '../../../src/coordination/coordinator.ts'
 import { losable, START, worker } from '../harness.ts'
 
-/** SQLite in memory, swapped for an empty one on `lose` (a file deleted). The memory stand-in double-loss hole (double-loss.test.ts) would show here as a difference. */
-function sqliteLosable() {
-  let inner = sqliteCoordinator(new Database(':memory:'))
-  const coordinator: Coordinator = { name: 'sqlite', increment: (r) => inner.increment(r), takeSlot: (r) => inner.takeSlot!(r), sync: (r) => inner.sync(r) }
-  return { coordinator, lose: () => void (inner = sqliteCoordinator(new Database(':memory:'))) }
-}
 
 const ADMIN = { authorization: 'Bearer admin-token-0123456789abcdefghijkl', 'content-type': 'application/json' }
-let redis: TestRedis | undefined
-const prefixes: string[] = []
-afterAll(async () => {
-  if (!redis) return
-  for (const p of prefixes) await deleteKeys(redis, p)
-  await redis.close()
-})
-async function redisLosable() {
-  redis ??= await connectTestRedis()
-  const prefix = testPrefix('breaklimits-diff')
-  prefixes.push(prefix)
-  return { coordinator: upstashCoordinator(fromNodeRedis(redis), { prefix }), lose: async () => void (await deleteKeys(redis!, prefix)) }
-}
+const redis = losableRedis('breaklimits-diff')
+afterAll(() => redis.close())
+const redisLosable = async () => (await redis.connect(), redis.make())
 const original = Refusals.prototype.refuses
 let off = false
 Refusals.prototype.refuses = function (...args) {
@@ -63,7 +43,7 @@ async function run(events: Ev[], method: 'fifo' | 'random', disable: boolean, fa
   const clock = { now: START + 1000 }
   let seed = 1
   const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647)
-  const backend = backendKind === 'redis' ? await redisLosable() : backendKind === 'sqlite' ? sqliteLosable() : losable()
+  const backend = backendKind === 'redis' ? await redisLosable() : backendKind === 'sqlite' ? losableSqlite() : losable()
   const coordinator = backend.coordinator
   const opts = {
     totalActiveUsers: 3, newUsersPerMinute: 2, sessionDurationMinutes: 1, syncIntervalMs: 0, queueingMethod: method, failMode,

@@ -4,22 +4,15 @@
  * before the loss must not then share the room with new users beyond totalActiveUsers.
  * Oracle: at every step, (old sessions still admitted when they check in) + (new users admitted) ≤ 3.
  */
-import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { sqliteCoordinator } from '../../../adapters/bun-sqlite/index.ts'
-import type { Coordinator } from '../../../src/coordination/coordinator.ts'
+import { losableSqlite } from '../../support/losable.ts'
 import { START, worker } from '../harness.ts'
 
 const ADMIN = { authorization: 'Bearer admin-token-0123456789abcdefghijkl', 'content-type': 'application/json' }
-function sqliteLosable() {
-  let inner = sqliteCoordinator(new Database(':memory:'))
-  const coordinator: Coordinator = { name: 'sqlite', increment: (r) => inner.increment(r), takeSlot: (r) => inner.takeSlot!(r), sync: (r) => inner.sync(r) }
-  return { coordinator, lose: () => void (inner = sqliteCoordinator(new Database(':memory:'))) }
-}
 
 describe('session duration lowered during recovery', () => {
   for (const checkInOld of [true, false]) it(`old sessions ${checkInOld ? 'checking in' : 'idle'}: never more than totalActiveUsers`, async () => {
-    const backend = sqliteLosable()
+    const backend = losableSqlite()
     const clock = { now: START + 1000 }
     const w = worker(backend.coordinator, clock, { totalActiveUsers: 3, newUsersPerMinute: 100, sessionDurationMinutes: 10, syncIntervalMs: 0 })
     const old = [await w.request(), await w.request(), await w.request()]
