@@ -32,7 +32,7 @@ export const ADAPTER_BENCHES = [
     runtime: 'node (better-sqlite3)',
     script: 'adapters/bun-sqlite/bench.mjs',
     command: (quick) => [process.execPath, ['adapters/bun-sqlite/bench.mjs', '--ms', quick ? '300' : '1000']],
-    timeoutMs: 90_000,
+    timeoutMs: 180_000, // 3 rounds of 3 kinds in 3 setups (#16: against a bare transaction too)
     parse: parseSqlite,
   },
   {
@@ -41,7 +41,7 @@ export const ADAPTER_BENCHES = [
     script: 'adapters/bun-sqlite/bench.mjs',
     needs: [bin('bun')],
     command: (quick) => [bin('bun'), ['adapters/bun-sqlite/bench.mjs', '--ms', quick ? '300' : '1000']],
-    timeoutMs: 90_000,
+    timeoutMs: 180_000, // 3 rounds of 3 kinds in 3 setups (#16: against a bare transaction too)
     parse: parseSqlite,
   },
   {
