@@ -22,12 +22,12 @@ type Row<T> = T | null | undefined
  */
 export function takeCounter(s: Statements, request: CounterRequest): CounterResult {
   const { roomId, scope, minute, limit: requested, previousReported, token } = request
-  const earlier = s.findToken.get(minute, roomId, scope, token) as Row<{ seq: number }>
-  if (earlier != null) return { taken: true, seq: earlier.seq, repeat: true }
-  if (refusesWhileRecovering(request, (s.readLost.get(roomId) as Row<{ lostMinute: number }>)?.lostMinute)) {
+  const read = s.decisionReads.get(minute, roomId, scope, token, roomId, minute - 1, roomId, scope) as { earlier: number | null; lostMinute: number | null; previous: number | null }
+  if (read.earlier != null) return { taken: true, seq: read.earlier, repeat: true }
+  if (refusesWhileRecovering(request, read.lostMinute ?? undefined)) {
     return { taken: false, seq: (s.readCounter.get(minute, roomId, scope) as Row<{ count: number }>)?.count ?? 0, recovering: true }
   }
-  const previous = previousReported === undefined ? 0 : ((s.readCounter.get(minute - 1, roomId, scope) as Row<{ count: number }>)?.count ?? 0)
+  const previous = previousReported === undefined ? 0 : (read.previous ?? 0)
   const limit = effectiveLimit(requested, previous, previousReported)
   // A limit of 0 must not create the row with count 1, so it never reaches the UPSERT.
   if (limit > 0) {
