@@ -1,0 +1,20 @@
+/// <reference types="node" />
+/**
+ * The fast path's own HTTP/1.1 client (src/proxy/h1-pool.ts, src/proxy/h1.ts) answers as the node:http
+ * transport does, on generated exchanges (test/support/h1-differential.ts), over node:net sockets here and
+ * Bun.connect in adapters/bun-sqlite/proxy-h1.bun.test.ts.
+ */
+import { describe, expect, it } from 'vitest'
+import { nodeDial } from '../src/proxy/node-dial.ts'
+import { runDifferential } from './support/h1-differential.ts'
+
+describe('the fast path\'s HTTP/1.1 client', () => {
+  it.each([1, 2, 3])('answers as node:http does (seed %i)', async (seed) => {
+    const { mismatches, viaH1 } = await runDifferential(nodeDial, seed, 70)
+    const brief = (o: { origin: string[]; client: string }) => `${o.origin.map((h) => h.split('\n')[0]).join(' | ')} => ${o.client.slice(0, o.client.lastIndexOf('\n')).replace(/\n/g, ' ; ')} [${o.client.length - o.client.lastIndexOf('\n')}]`
+    for (const [a, b] of mismatches.slice(0, 3)) console.log(`H1   ${brief(a)}\nNODE ${brief(b)}`)
+    expect(mismatches.length).toBe(0)
+    // The client was used: node:http sends `Connection: keep-alive`, the fast path's client sends none.
+    expect(viaH1).toBeGreaterThan(50)
+  }, 60_000)
+})
