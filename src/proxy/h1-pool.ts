@@ -56,6 +56,8 @@ interface Connection {
   answer: H1Answer | undefined
   /** Whether bytes of the current answer arrived (a reused connection closed before any may be retried). */
   heard: boolean
+  /** Paused for the current answer's client; resumed before the connection is reused. */
+  paused: boolean
   idleSince: number
   /** When the origin's answer is due (its head), ms since the epoch; 0 once it came. */
   deadline: number
@@ -108,8 +110,17 @@ export class H1Pool {
     if (idle) begin(idle, true)
     else begin(this.connect(send), false)
     return {
-      pause: () => current?.socket?.pause(),
-      resume: () => current?.socket?.resume(),
+      // Only while the connection still carries this answer: back in the pool it may carry another's.
+      pause: () => {
+        if (current?.answer !== answer || !current.socket) return
+        current.paused = true
+        current.socket.pause()
+      },
+      resume: () => {
+        if (current?.answer !== answer || !current.paused) return
+        current.paused = false
+        current.socket?.resume()
+      },
       abort: () => {
         if (current?.answer !== answer) return
         current.answer = undefined
@@ -120,7 +131,7 @@ export class H1Pool {
 
   /** A new connection; `opened` runs once it is connected (the request is set on it by then). */
   private connect(opened: (c: Connection) => void): Connection {
-    const c: Connection = { socket: undefined, reader: undefined, answer: undefined, heard: false, idleSince: 0, deadline: 0, timeoutMs: 0, retry: undefined }
+    const c: Connection = { socket: undefined, reader: undefined, answer: undefined, heard: false, paused: false, idleSince: 0, deadline: 0, timeoutMs: 0, retry: undefined }
     this.dial(this.host, this.port, {
       data: (bytes) => this.onData(c, bytes),
       close: (error) => this.onClose(c, error),
@@ -212,6 +223,11 @@ export class H1Pool {
   }
 
   private release(c: Connection): void {
+    // The last bytes of an answer may have paused it (the client was slow): the next answer must be read.
+    if (c.paused) {
+      c.paused = false
+      c.socket?.resume()
+    }
     c.idleSince = Date.now()
     this.idle.push(c)
     // Idle connections older than keepAliveMs are closed, checked a few times per period: one timer per pool, not per request.

@@ -51,7 +51,7 @@ function indexOfHeadEnd(bytes: Uint8Array, from: number): number {
 }
 
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/
-const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /** Whether a comma-separated header value has this token (lower-case), as Connection and Transfer-Encoding lists. */
 function hasToken(value: string, token: string): boolean {
@@ -187,10 +187,16 @@ export class H1Reader {
     let transferEncoding = false
     let close = status[1] === '0'
     for (let i = 1; i < lines.length; i++) {
-      const header = HEADER_LINE.exec(lines[i]!)
-      if (!header) throw new H1ProtocolError(`an unreadable header line: ${JSON.stringify(lines[i]!.slice(0, 60))}`)
-      const name = header[1]!
-      const value = header[2]!
+      const line = lines[i]!
+      // name ":" OWS value OWS, read with indexOf rather than one regex per line (a profile's top JS frame on Bun).
+      const colon = line.indexOf(':')
+      const name = line.slice(0, colon)
+      if (colon < 1 || !TOKEN.test(name)) throw new H1ProtocolError(`an unreadable header line: ${JSON.stringify(line.slice(0, 60))}`)
+      let from = colon + 1
+      let to = line.length
+      while (from < to && (line.charCodeAt(from) === 32 || line.charCodeAt(from) === 9)) from++
+      while (to > from && (line.charCodeAt(to - 1) === 32 || line.charCodeAt(to - 1) === 9)) to--
+      const value = line.slice(from, to)
       headers.push(name, value)
       const lower = name.length === 14 || name.length === 17 || name.length === 10 ? name.toLowerCase() : ''
       if (lower === 'content-length') {
@@ -227,11 +233,12 @@ export class H1Reader {
   }
 }
 
-/** The request's first line and header lines, as bytes when a value holds a byte above 0x7f (written Latin-1, as node:http does), else text. */
+/** The request's first line and header lines (then `Connection: keep-alive`), as bytes when a value holds a byte above 0x7f (written Latin-1, as node:http does), else text. */
 export function requestHead(method: string, path: string, headers: HeaderList): string | Uint8Array {
   let head = `${method} ${path} HTTP/1.1\r\n`
   for (let i = 0; i + 1 < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`
-  head += '\r\n'
+  // As node:http's keep-alive agent ends every head (HTTP/1.1's default, said out loud): the origin sees the same bytes either way.
+  head += 'Connection: keep-alive\r\n\r\n'
   // eslint-disable-next-line no-control-regex
   if (!/[^\x00-\x7f]/.test(head)) return head
   const bytes = new Uint8Array(head.length)
