@@ -15,6 +15,7 @@ import { originFailure } from './failure.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Flow } from './h1-pool.ts'
 import { NULL_BODY, writeResponse } from './node-answer.ts'
 import { nodeDial } from './node-dial.ts'
+import { bunDial } from './h1-dial.ts'
 import { OriginTimeout } from './transport.ts'
 
 /** The fast path's client for this proxy, when its transport forwards exactly and the origin is plain http. */
@@ -23,7 +24,8 @@ export function h1PoolOf(fast: ProxyFastPath): H1Pool | undefined {
   const origin = fast.setup.originBase
   if (!exact || origin.protocol !== 'http:') return undefined
   const host = origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname
-  return new H1Pool(exact.dial ?? nodeDial, host, Number(origin.port || 80), exact.keepAliveMs)
+  // Under Bun (the CLI run with bun serves through node-server too), Bun.connect: its node:net costs more.
+  return new H1Pool(exact.dial ?? bunDial() ?? nodeDial, host, Number(origin.port || 80), exact.keepAliveMs)
 }
 
 export function h1Answer(fast: ProxyFastPath, pool: H1Pool, c: Context, forward: FastForward, incoming: IncomingMessage, outgoing: ServerResponse): void {

@@ -15,6 +15,7 @@ import { gzipSync } from 'node:zlib'
 import { createProxyApp } from '../../src/proxy/proxy.ts'
 import { nodeTransport } from '../../src/proxy/node.ts'
 import { EXACT_TRANSPORT, type H1Dial } from '../../src/proxy/h1-pool.ts'
+import { seededRandom } from '../../src/admission/plan.ts'
 
 const SECRET = 'h1-differential-secret-0123456789abcdef'
 // A fixed clock: a minute turn mid-run would renew one side's ticket and not the other's.
@@ -82,17 +83,6 @@ function answer(socket: Socket, method: string, q: URLSearchParams): void {
   if (framing === 'close' || q.get('close')) socket.end()
 }
 
-/** A seeded PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 export interface Outcome {
   origin: string[]
   client: string
@@ -141,7 +131,7 @@ const HEADER_SETS: [string, string][][] = [
 
 /** `runs` generated exchanges through both sides (the reference: the node:http transport, or the fast path's client on another socket); returns the pairs that differ (none expected) and how many went through the fast path's client. */
 export async function runDifferential(dial: H1Dial, seed: number, runs: number, reference?: H1Dial): Promise<{ mismatches: [Outcome, Outcome][]; viaH1: number }> {
-  const rand = random(seed)
+  const rand = seededRandom(`h1-differential-${seed}`)
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!
   const sides = [await side(dial, 1000), await side(reference, 1000)]
   const mismatches: [Outcome, Outcome][] = []
