@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { nodeDial } from '../src/proxy/node-dial.ts'
-import { runDifferential } from './support/h1-differential.ts'
+import { originDown, runDifferential } from './support/h1-differential.ts'
 
 describe('the fast path\'s HTTP/1.1 client', () => {
   it.each([1, 2, 3])('answers as node:http does (seed %i)', async (seed) => {
@@ -17,4 +17,12 @@ describe('the fast path\'s HTTP/1.1 client', () => {
     // The client was used (heads written through it).
     expect(viaH1).toBeGreaterThan(50)
   }, 60_000)
+
+  it('answers an origin that refuses connections with the 502 node:http gets, and reports each', async () => {
+    const { answers, errors, dials } = await originDown(nodeDial)
+    expect(dials).toBe(3) // through the fast path's client, a new connection tried each time
+    expect(answers[0]).toEqual(answers[1])
+    expect(answers[0]!.every((answer) => answer.startsWith('502 '))).toBe(true)
+    expect(errors).toEqual([3, 3])
+  })
 })

@@ -7,7 +7,7 @@
 import { expect, it } from 'bun:test'
 import { bunDial } from '../../src/proxy/h1-dial.ts'
 import { nodeDial } from '../../src/proxy/node-dial.ts'
-import { runDifferential } from '../../test/support/h1-differential.ts'
+import { originDown, runDifferential } from '../../test/support/h1-differential.ts'
 
 for (const seed of [1, 2, 3]) {
   it(`the fast path's client on Bun.connect answers as on node:net sockets (seed ${seed})`, async () => {
@@ -20,3 +20,11 @@ for (const seed of [1, 2, 3]) {
     expect(viaH1).toBeGreaterThan(50)
   }, 60_000)
 }
+
+it('the fast path\'s client on Bun.connect answers an origin that refuses connections with 502, and reports each', async () => {
+  const { answers, errors, dials } = await originDown(bunDial()!)
+  expect(dials).toBe(3)
+  expect(answers[0]!.every((answer) => answer.startsWith('502 '))).toBe(true)
+  expect(answers[0]).toEqual(answers[1])
+  expect(errors).toEqual([3, 3])
+})

@@ -89,17 +89,19 @@ export interface Outcome {
 }
 
 /** One side's proxy: `dial` set → the fast path's own client on that socket; unset → the node:http transport. */
-async function side(dial: H1Dial | undefined, timeoutMs: number) {
+async function side(dial: H1Dial | undefined, timeoutMs: number, down = false) {
   const origin = await rawOrigin()
   // Requests written through the fast path's client (each is one write of its head).
-  const written = { heads: 0 }
+  const written = { heads: 0, dials: 0 }
   const counted: H1Dial | undefined = dial && (async (host, port, events) => {
+    written.dials++
     const socket = await dial(host, port, events)
     return { ...socket, write: (data) => (written.heads++, socket.write(data)) }
   })
   const base = nodeTransport({ keepAliveMs: 2000 })
   const transport = counted ? { ...base, [EXACT_TRANSPORT]: { keepAliveMs: 2000, dial: counted } } : base
-  const app = createProxyApp({ origin: `http://127.0.0.1:${origin.port}/base`, transport, originTimeoutMs: timeoutMs, onOriginError: () => {}, clientAddress: () => '127.0.0.1', room: { secret: SECRET, totalActiveUsers: 1e6, newUsersPerMinute: 1e6, enabledOriginCommands: ['revoke'], clock: () => NOW } })
+  let errors = 0
+  const app = createProxyApp({ origin: `http://127.0.0.1:${origin.port}/base`, transport, originTimeoutMs: timeoutMs, onOriginError: () => void errors++, clientAddress: () => '127.0.0.1', room: { secret: SECRET, totalActiveUsers: 1e6, newUsersPerMinute: 1e6, enabledOriginCommands: ['revoke'], clock: () => NOW } })
   let cookie = ''
   const send = async (method: string, path: string, headers: [string, string][]): Promise<string> => {
     const response = await app.fetch(new Request(`http://shop.example${path}`, { method, headers: [['host', 'shop.example'], ...headers, ['cookie', cookie]] }))
@@ -119,7 +121,9 @@ async function side(dial: H1Dial | undefined, timeoutMs: number) {
   await send('GET', '/?status=200&size=0&framing=length&seed=0', [])
   origin.seen.length = 0
   written.heads = 0
-  return { origin, written, send, close: () => (origin.server.close(), origin.sockets.forEach((s) => s.destroy())) }
+  written.dials = 0
+  if (down) await new Promise((resolve) => (origin.server.close(resolve), origin.sockets.forEach((socket) => socket.destroy())))
+  return { origin, written, errors: () => errors, send, close: () => (origin.server.close(), origin.sockets.forEach((s) => s.destroy())) }
 }
 
 const HEADER_SETS: [string, string][][] = [
@@ -169,3 +173,13 @@ export async function runDifferential(dial: H1Dial, seed: number, runs: number, 
   }
   return { mismatches, viaH1 }
 }
+
+/** Both sides with their origin gone (connections refused): the same answers (502), each failure reported. */
+export async function originDown(dial: H1Dial): Promise<{ answers: string[][]; errors: number[]; dials: number }> {
+  const sides = [await side(dial, 1000, true), await side(undefined, 1000, true)]
+  const answers: string[][] = [[], []]
+  for (let i = 0; i < 3; i++) for (const [n, s] of sides.entries()) answers[n]!.push(await s.send(pick(i), '/down', []))
+  return { answers, errors: sides.map((s) => s.errors()), dials: sides[0]!.written.dials }
+}
+
+const pick = (i: number): string => ['GET', 'HEAD', 'DELETE'][i % 3]!
