@@ -7,6 +7,7 @@
 import { ANYWHERE, takeSlot, type Coordinator } from '../../src/coordination/coordinator.ts'
 import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import { historyConformance } from './history-suite.ts'
+import { movesConformance } from './moves-suite.ts'
 
 type Fn = () => void | Promise<void>
 
@@ -109,6 +110,7 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
     })
 
     historyConformance(t, () => coordinator)
+    movesConformance(t, { coordinator: () => coordinator, reopen: (previous) => harness.reopen(previous), propagate })
 
     it('gives unique sequence numbers and exactly `limit` slots under high concurrency', async () => {
       const roomId = room('seq')

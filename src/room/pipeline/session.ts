@@ -1,13 +1,14 @@
 /**
  * @module
  * The session stage: read the ticket cookie, and carry an admitted user with a live session through without
- * any coordinator call — the renewal once a minute is a recorded count, reported in the background.
+ * waiting on the coordinator — the renewal once a minute is a recorded move, reported in the background; only in
+ * the old cookie's last minute does a renewal wait (bounded) for the coordinator to count it.
  */
 import type { Context } from 'hono'
-import { minuteOf } from '../../clock.ts'
+import { minuteOf, MINUTE_MS } from '../../clock.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
-import { activeField, trafficField } from '../../coordination/state.ts'
+import { trafficField } from '../../coordination/state.ts'
 import { cookieHeaderOf, readCookie } from '../../ticket/cookie.ts'
 import type { Ticket } from '../../ticket/ticket.ts'
 import type { Room } from '../room.ts'
@@ -50,9 +51,10 @@ export function freshenRevocations(room: Room, c: Context, now: number): void {
 }
 
 /**
- * An admitted user with a live session. Renewal moves their count to this minute (once per worker and minute)
- * and rewrites the cookie; a session older than the room's stored state (a backend that lost its state) tells
- * every worker the active count is short. Returns the minute the session is now counted in.
+ * An admitted user with a live session. Renewal moves their count to this minute (a move: coordination/moves.ts)
+ * and — once the coordinator has counted the move — rewrites the cookie; a session older than the room's stored
+ * state (a backend that lost its state) tells every worker the active count is short. Returns the minute the
+ * session is counted in once what this worker recorded is applied.
  */
 export async function continueSession(room: Room, c: Context, ticket: Ticket, stale: boolean, now: number, s: EffectiveSettings): Promise<number> {
   const { link } = room
@@ -63,17 +65,36 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
   if (lastMinute < minute && !s.disableSessionRenewal) {
     const location = room.locationOf(c)
     if (link.firstCheckIn(ticket.ticketId, minute)) {
-      // A session counted before the stored state began is not in it: moving it out would under-count.
-      if (!countedBefore) link.record(location, activeField(lastMinute), -1)
-      link.record(location, activeField(minute), 1)
       link.record(location, trafficField(minute), 1)
       room.history.sessionRenewed(now, location, ticket.acceptedAt, ticket.lastCheckInTime)
-      room.report(c, location, now)
     }
-    await room.setTicket(c, { ...ticket, lastCheckInTime: now }, now, s)
+    // A session counted before the stored state began is not in it: moving it out would under-count.
+    const acked = link.renew(location, ticket.ticketId, lastMinute, minute, countedBefore)
+    room.report(c, location, now)
+    if (acked || (await renewalMayWait(room, c, ticket, now, s, location, lastMinute, minute))) {
+      await room.setTicket(c, { ...ticket, lastCheckInTime: now }, now, s)
+    } else if (stale) await room.setTicket(c, ticket, now, s)
     return minute
   }
   if (stale) await room.setTicket(c, ticket, now, s)
   else if (s.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
   return lastMinute
+}
+
+/** Longest a renewal waits for its move's acknowledgement (a healthy report takes milliseconds; a slower one is a stall). */
+const RENEWAL_WAIT_MS = 250
+
+/**
+ * Whether a renewed cookie is handed out before the coordinator acknowledged the move (issue 14 item 3). A cookie
+ * valid beyond the old one, handed out by a worker that then dies with the move unreported, would be a session
+ * the room no longer counts: so until the acknowledgement the user keeps the old cookie (still valid: no wait,
+ * the next request gets the renewed one). Only in the old cookie's last minute does the request wait — at most
+ * the coordinator call budget, and not at all while the coordinator is failing or slow — and then gets the renewed
+ * cookie either way: an outage never logs out admitted users (a crash during one is a double fault: README).
+ */
+async function renewalMayWait(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, from: number, to: number): Promise<boolean> {
+  if (room.sessionEndsAt(ticket, s) > (to + 1) * MINUTE_MS) return false // the old cookie outlives this minute
+  const wait = Math.min(room.o.coordinatorTimeoutMs, RENEWAL_WAIT_MS)
+  await room.link.awaitMove(room.coordinatorOf(c), location, ticket.ticketId, from, to, now, wait)
+  return true
 }
