@@ -1,8 +1,8 @@
 /**
  * @module
  * The session stage: read the ticket cookie, and carry an admitted user with a live session through without
- * waiting on the coordinator — the renewal once a minute is a recorded move, reported in the background; only in
- * the old cookie's last minute does a renewal wait (bounded) for the coordinator to count it.
+ * a coordinator call — except the renewal once a minute, which waits (bounded) for the coordinator to count the
+ * session's move before the renewed cookie is handed out.
  */
 import type { Context } from 'hono'
 import { minuteOf, MINUTE_MS } from '../../clock.ts'
@@ -71,7 +71,7 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
     // A session counted before the stored state began is not in it: moving it out would under-count.
     const acked = link.renew(location, ticket.ticketId, lastMinute, minute, countedBefore)
     room.report(c, location, now)
-    if (acked || (await renewalMayWait(room, c, ticket, now, s, location, lastMinute, minute))) {
+    if (acked || (await renewalGiven(room, c, ticket, now, s, location, lastMinute, minute))) {
       await room.setTicket(c, { ...ticket, lastCheckInTime: now }, now, s)
     } else if (stale) await room.setTicket(c, ticket, now, s)
     return minute
@@ -82,19 +82,28 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
 }
 
 /** Longest a renewal waits for its move's acknowledgement (a healthy report takes milliseconds; a slower one is a stall). */
-const RENEWAL_WAIT_MS = 250
+const RENEWAL_WAIT_MS = 200
 
 /**
- * Whether a renewed cookie is handed out before the coordinator acknowledged the move (issue 14 item 3). A cookie
- * valid beyond the old one, handed out by a worker that then dies with the move unreported, would be a session
- * the room no longer counts: so until the acknowledgement the user keeps the old cookie (still valid: no wait,
- * the next request gets the renewed one). Only in the old cookie's last minute does the request wait — at most
- * the coordinator call budget, and not at all while the coordinator is failing or slow — and then gets the renewed
- * cookie either way: an outage never logs out admitted users (a crash during one is a double fault: README).
+ * Whether the renewed cookie is handed out (issue 14 item 3). A cookie valid beyond the old one, handed out by a
+ * worker that then dies with the move unreported, would be a session the room no longer counts: so the request
+ * waits for the coordinator to acknowledge the move — one report exchange, shared by every renewal recorded
+ * meanwhile, at most RENEWAL_WAIT_MS (or the coordinator call budget if lower), and not at all while reports fail
+ * or after a wait timed out, until a report gets through (item 5: a stalled store costs one bounded wait).
+ *
+ * Why every renewal waits, not only one in the old cookie's last minute: a user left with the old cookie who next
+ * checks in during a LATER minute (a client that calls once a minute; a request served by another process or
+ * isolate) renews the same old cookie again. Its move out of the old minute is claimed already, and where that
+ * first move put the session no worker can tell (the once registry answers no targets), so the second move can
+ * only add the session again: counted in up to `sessionDurationMinutes` minutes at once — over-counted, but limits
+ * would no longer be exact. Waiting keeps every renewal a single move.
+ *
+ * Unacknowledged in time: outside the old cookie's last minute the user keeps the old one (still valid, nothing
+ * lost); in its last minute the renewed cookie is handed out anyway and the move stays pending for retry — an
+ * outage never logs out admitted users (a crash during one is a double fault: README Known limits).
  */
-async function renewalMayWait(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, from: number, to: number): Promise<boolean> {
-  if (room.sessionEndsAt(ticket, s) > (to + 1) * MINUTE_MS) return false // the old cookie outlives this minute
+async function renewalGiven(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, from: number, to: number): Promise<boolean> {
   const wait = Math.min(room.o.coordinatorTimeoutMs, RENEWAL_WAIT_MS)
-  await room.link.awaitMove(room.coordinatorOf(c), location, ticket.ticketId, from, to, now, wait)
-  return true
+  if (await room.link.awaitMove(room.coordinatorOf(c), location, ticket.ticketId, from, to, now, wait)) return true
+  return room.sessionEndsAt(ticket, s) <= (to + 1) * MINUTE_MS // the old cookie's last minute
 }
