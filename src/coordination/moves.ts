@@ -5,13 +5,15 @@
  * of the worker's report (state.ts `WorkerReport.once`), which every adapter already claims atomically with the
  * rest of the report — so the move needs no adapter code, and a retried, replayed or concurrent move counts once:
  *
- * - `r.{ticketId}.{from}` takes the session out of `a{from}`: once per ticket and source minute, however many
- *   workers, processes or minutes renew the same old cookie (a second decrement would steal another user's place).
- * - `r.{ticketId}.{from}.{to}` puts it into `a{to}`: once per source and target. Concurrent renewals of one cookie
- *   in one minute (a page's parallel requests spread over processes) share both keys: exact. An old cookie replayed
- *   in a LATER minute finds the first key taken but claims its own second one: the session is then counted in both
- *   minutes — an over-count, safe for limits, that ends with the older count's session — and every cookie in
- *   circulation is backed by a count of its own minute, so no later move takes out a count that is not there.
+ * - `r-.{ticketId}.{from}` takes the session out of `a{from}`: once per ticket and source minute, however many
+ *   workers, processes or minutes renew a cookie of that minute (a second decrement would steal another's place).
+ * - `r+.{ticketId}.{to}` puts it into `a{to}`: once per ticket and target minute, whichever cookie of the ticket
+ *   (old or renewed) was renewed there. Concurrent renewals in one minute (a page's parallel requests spread over
+ *   processes, with the cookies of several minutes) share the target key, and each source minute leaves once: exact.
+ *   An old cookie replayed in a LATER minute than its first renewal finds its source key taken but may claim a new
+ *   target: the session is then counted in both minutes — an over-count, safe for limits, that ends with the older
+ *   count's session. A minute is only ever left by a session a cookie of that minute shows entered, so no move
+ *   takes out a count that is not there.
  *
  * Whoever claimed them, once a report carrying both keys is acknowledged the session IS counted in `a{to}`: that
  * acknowledgement is what lets a worker hand out a cookie valid beyond the old one (pipeline/session.ts).
@@ -20,12 +22,12 @@ import { activeField } from './state.ts'
 
 /** The once entries of a move. `countedBefore`: the session is not in the current state (a lost one): nothing to take out. */
 export function moveEntries(ticketId: string, from: number, to: number, countedBefore: boolean): Record<string, Record<string, number>> {
-  const into = { [moveKey(ticketId, from, to)]: { [activeField(to)]: 1 } }
-  return countedBefore ? into : { [`r.${ticketId}.${from}`]: { [activeField(from)]: -1 }, ...into }
+  const into = { [moveKey(ticketId, to)]: { [activeField(to)]: 1 } }
+  return countedBefore ? into : { [`r-.${ticketId}.${from}`]: { [activeField(from)]: -1 }, ...into }
 }
 
 /** The key a move is acknowledged by: the one that puts the session into its new minute. */
-export const moveKey = (ticketId: string, from: number, to: number): string => `r.${ticketId}.${from}.${to}`
+export const moveKey = (ticketId: string, to: number): string => `r+.${ticketId}.${to}`
 
 /** Moves acknowledged per target minute, at most this many a minute (past it a renewal is reported again: idempotent). */
 const MAX_ACKED = 200_000

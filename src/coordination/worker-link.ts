@@ -116,7 +116,7 @@ export class WorkerLink {
    * old one may be handed out. Not marked dirty: like a plain delta, the next rebuild shows it (no rebuild per renewal).
    */
   renew(location: string, ticketId: string, from: number, to: number, countedBefore: boolean): boolean {
-    const key = moveKey(ticketId, from, to)
+    const key = moveKey(ticketId, to)
     if (this.#moves.acked(key, to)) return true
     if (this.#moves.inFlight(key)) return false
     let once = this.#pendingOnce.get(location)
@@ -133,7 +133,7 @@ export class WorkerLink {
    * outage never holds admitted users (the caller hands out the renewed cookie anyway; the move is retried).
    */
   async awaitMove(coordinator: Coordinator, location: string, ticketId: string, from: number, to: number, now: number, ms: number): Promise<boolean> {
-    const key = moveKey(ticketId, from, to)
+    const key = moveKey(ticketId, to)
     if (this.#moves.acked(key, to)) return true
     if (this.#failing || !this.#moves.inFlight(key)) return false
     const acked = this.#moves.wait(key)
