@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { memoryCoordinator } from '../adapters/memory/index.ts'
 import { waitingRoom, type Coordinator, type WaitingRoomEnv, type WaitingRoomOptions } from '../src/index.ts'
 import { settle, START, TEST_SECRET } from './support/room-harness.ts'
+import { seeded } from './conformance/seeded.ts'
 
 const MINUTE = 60_000
 const never = new Promise<never>(() => {})
@@ -35,18 +36,6 @@ function mortalWorker(inner: Coordinator, clock: { now: number }, options: Waiti
     return { admitted: reason === 'slot' || reason === 'session', reason, fresh: fresh || undefined }
   }
   return { request, kill: () => (dead = true) }
-}
-
-/** mulberry32 */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 interface User {

@@ -8,6 +8,7 @@ import { ANYWHERE, takeSlot, type Coordinator } from '../../src/coordination/coo
 import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import { historyConformance } from './history-suite.ts'
 import { movesConformance } from './moves-suite.ts'
+import { seeded } from './seeded.ts'
 
 type Fn = () => void | Promise<void>
 
@@ -72,18 +73,6 @@ function report(
   once?: WorkerReport['once'],
 ): WorkerReport {
   return once ? { id, roomId, location, at, keepMinutes: 10, deltas, once } : { id, roomId, location, at, keepMinutes: 10, deltas }
-}
-
-/** A small deterministic generator (mulberry32): the suite runs under vitest, deno and bun alike. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 export function coordinatorConformance(t: TestApi, harness: ConformanceHarness): void {

@@ -10,21 +10,10 @@ import type { Coordinator } from '../../src/coordination/coordinator.ts'
 import { moveEntries } from '../../src/coordination/moves.ts'
 import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import type { TestApi } from './coordinator-suite.ts'
+import { seeded } from './seeded.ts'
 
 const MINUTE = 29_405_530
 const MS = MINUTE * 60_000
-
-/** A small deterministic generator (mulberry32), as in the suite. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 export interface MovesHarness {
   coordinator(): Coordinator
