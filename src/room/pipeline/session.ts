@@ -82,7 +82,7 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
 }
 
 /** Longest a renewal waits for its move's acknowledgement (a healthy report takes milliseconds; a slower one is a stall). */
-const RENEWAL_WAIT_MS = 200
+const RENEWAL_WAIT_MS = 150
 
 /**
  * Whether the renewed cookie is handed out (issue 14 item 3). A cookie valid beyond the old one, handed out by a

@@ -10,7 +10,7 @@
  * Redis, 200 ms on SQLite): the kill lost them, the room saw u1..u4 expire at the end of m+1, admitted the 4
  * newcomers, and u1..u4 walked back in on their renewed tickets — 8 active in a room of 4 on Redis every time,
  * 5–8 on SQLite in about half the runs. Now a renewed cookie is handed out only once the coordinator has counted
- * the move (session.ts `renewalMayWait`), so every renewed cookie B gave is counted, whenever it dies.
+ * the move (session.ts `renewalGiven`), so every renewed cookie B gave is counted, whenever it dies.
  */
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
