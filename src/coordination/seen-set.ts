@@ -4,8 +4,8 @@
  * cookie are one user (DESIGN: deduplicate by ticket id within a minute). Memory is bounded at any rate:
  * exact up to {@link EXACT_LIMIT} ids a minute, then a fixed 4 MB Bloom filter takes over. A replay is never
  * counted twice; past the exact limit a genuine first check-in is taken for a replay with a small, known
- * probability (below 0.1% at a million distinct tickets per worker and minute), which skips one count — for
- * an admitted user's renewal, an under-count of one for at most one minute.
+ * probability (below 0.1% at a million distinct tickets per worker and minute), which skips one traffic count
+ * (a renewal's move does not ask it: moves are deduplicated room-wide by their own keys, coordination/moves.ts).
  */
 
 /** Ids remembered exactly per minute (~20 MB at most, and as much for the minute before); past this the filter answers. */

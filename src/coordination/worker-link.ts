@@ -1,8 +1,9 @@
 /**
  * @module
  * One worker's link to the coordinator: it collects this worker's deltas, reports them in the background,
- * keeps the latest room state and the snapshot built from it. No request waits on a report; only a worker
- * with no state at all (a cold start) waits once for its first sync, so it never decides blind.
+ * keeps the latest room state and the snapshot built from it. No request waits on a report, except a renewal in
+ * its old cookie's last minute, which waits (bounded) for its move to be counted (moves.ts); and a worker with no
+ * state at all (a cold start) waits once for its first sync, so it never decides blind.
  *
  * Longer than 250 lines because it is one small state machine — deltas pending → sent but unacknowledged →
  * acknowledged into the state — whose parts share private fields; split, each part would expose them.
@@ -13,6 +14,7 @@ import type { Snapshot } from '../admission/snapshot.ts'
 import { locationStateOf, SnapshotBuilder } from '../admission/snapshot-builder.ts'
 import { SeenSet } from './seen-set.ts'
 import { withTimeout } from './timeout.ts'
+import { MoveAcks, moveEntries, moveKey } from './moves.ts'
 import { addCounts, admittedField, anywhereAdmittedField, applyOnce, lostStateField, revocationKeyOfField, type LocationState, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 import { randomId, type Ticket } from '../ticket/ticket.ts'
 import { sessionEpoch } from './session-epoch.ts'
@@ -75,6 +77,12 @@ export class WorkerLink {
   #seen = new SeenSet()
   /** New queue places this worker gave since its snapshot was last built (the next rebuild shows them). */
   #newQueuePlaces = 0
+  /** Renewals' moves: in flight, acknowledged, waited for (moves.ts). */
+  #moves = new MoveAcks()
+  /** A request waits for a move: the report carrying it goes out now, not one interval later. */
+  #urgent = false
+  /** The last report failed, or a wait for a move timed out: renewals do not wait until a report gets through. */
+  #failing = false
   /** Failed coordinator calls (sync and counters), for metrics. */
   errors = 0
   #lastLoggedMinute = Number.NaN
@@ -100,6 +108,43 @@ export class WorkerLink {
     if (!once) this.#pendingOnce.set(location, (once = {}))
     once[key] ??= deltas
     this.#dirty = true
+  }
+
+  /**
+   * Records a renewal's move of `ticketId` from minute `from` to `to` (moves.ts), unless it is in flight already.
+   * True when the coordinator has acknowledged it: the session is counted in `to`, and a cookie valid beyond the
+   * old one may be handed out. Not marked dirty: like a plain delta, the next rebuild shows it (no rebuild per renewal).
+   */
+  renew(location: string, ticketId: string, from: number, to: number, countedBefore: boolean): boolean {
+    const key = moveKey(ticketId, to)
+    if (this.#moves.acked(key, to)) return true
+    if (this.#moves.inFlight(key)) return false
+    let once = this.#pendingOnce.get(location)
+    if (!once) this.#pendingOnce.set(location, (once = {}))
+    const entries = moveEntries(ticketId, from, to, countedBefore)
+    for (const name in entries) once[name] ??= entries[name]!
+    this.#moves.sent(key, to)
+    return false
+  }
+
+  /**
+   * Waits at most `ms` for the move {@link renew} recorded to be acknowledged, sending the report carrying it now
+   * (one report for every renewal recorded meanwhile). False at once while the coordinator is failing or slow: an
+   * outage never holds admitted users (the caller hands out the renewed cookie anyway; the move is retried).
+   */
+  async awaitMove(coordinator: Coordinator, location: string, ticketId: string, from: number, to: number, now: number, ms: number): Promise<boolean> {
+    const key = moveKey(ticketId, to)
+    if (this.#moves.acked(key, to)) return true
+    if (this.#failing || !this.#moves.inFlight(key)) return false
+    const acked = this.#moves.wait(key)
+    this.#urgent = true
+    this.sync(coordinator, location, now).catch(() => {})
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
+    const answer = await Promise.race([acked, late])
+    clearTimeout(timer)
+    if (!answer) this.#failing = true // cleared by the next report that gets through
+    return answer
   }
 
   /** Counts a new queue place given now (its waiting delta is recorded with {@link record}). */
@@ -262,7 +307,9 @@ export class WorkerLink {
     this.#last = { coordinator, location }
     this.#syncing = (async () => {
       await this.#send(coordinator, location, now)
-      while (this.#hasPending() && this.options.syncIntervalMs === 0) await this.#send(coordinator, location, this.options.clock())
+      // A request waiting for a move recorded during that exchange: its report goes out now, with every move
+      // recorded meanwhile (the waits coalesce into one report per exchange).
+      while (this.#hasPending() && (this.options.syncIntervalMs === 0 || this.#urgent)) await this.#send(coordinator, location, this.options.clock())
     })().finally(() => {
       this.#syncing = undefined
     })
@@ -303,15 +350,20 @@ export class WorkerLink {
     this.#pending.clear()
     this.#pendingOnce.clear()
     this.#generationToReport = false
+    this.#urgent = false
     if (this.#unacknowledged.length === 0) this.#unacknowledged.push(this.#report(location, {}, now))
     const observedUpTo = this.#observedSeq
     const started = Date.now()
     try {
       let state: RoomState | undefined
       while (this.#unacknowledged.length > 0) {
-        state = await withTimeout(coordinator.sync(this.#unacknowledged[0]!), this.options.timeoutMs, coordinator.name)
+        const report = this.#unacknowledged[0]!
+        state = await withTimeout(coordinator.sync(report), this.options.timeoutMs, coordinator.name)
         this.#unacknowledged.shift()
+        // Applied, every once key of it claimed (by it or before): the moves it carries are counted.
+        if (report.once) for (const key in report.once) this.#moves.acknowledge(key)
       }
+      this.#failing = false
       this.#state = state
       this.#observed = this.#observed.filter((o) => o.seq > observedUpTo)
       if (state?.epoch) {
@@ -328,6 +380,8 @@ export class WorkerLink {
     } catch (error) {
       this.#lastSyncAt = now
       this.#backoff = Math.min(8, this.#backoff * 2)
+      this.#failing = true
+      this.#moves.failed()
       this.failed(error, now)
       throw error
     }

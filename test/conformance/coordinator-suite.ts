@@ -7,6 +7,8 @@
 import { ANYWHERE, takeSlot, type Coordinator } from '../../src/coordination/coordinator.ts'
 import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import { historyConformance } from './history-suite.ts'
+import { movesConformance } from './moves-suite.ts'
+import { seeded } from './seeded.ts'
 
 type Fn = () => void | Promise<void>
 
@@ -73,18 +75,6 @@ function report(
   return once ? { id, roomId, location, at, keepMinutes: 10, deltas, once } : { id, roomId, location, at, keepMinutes: 10, deltas }
 }
 
-/** A small deterministic generator (mulberry32): the suite runs under vitest, deno and bun alike. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 export function coordinatorConformance(t: TestApi, harness: ConformanceHarness): void {
   const { describe, it, expect, beforeAll, afterAll } = t
   const steps = harness.syncsToPropagate ?? 1
@@ -109,6 +99,7 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
     })
 
     historyConformance(t, () => coordinator)
+    movesConformance(t, { coordinator: () => coordinator, reopen: (previous) => harness.reopen(previous), propagate })
 
     it('gives unique sequence numbers and exactly `limit` slots under high concurrency', async () => {
       const roomId = room('seq')

@@ -1,13 +1,14 @@
 /**
  * @module
  * The session stage: read the ticket cookie, and carry an admitted user with a live session through without
- * any coordinator call — the renewal once a minute is a recorded count, reported in the background.
+ * a coordinator call — except the renewal once a minute, which waits (bounded) for the coordinator to count the
+ * session's move before the renewed cookie is handed out.
  */
 import type { Context } from 'hono'
-import { minuteOf } from '../../clock.ts'
+import { minuteOf, MINUTE_MS } from '../../clock.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
-import { activeField, trafficField } from '../../coordination/state.ts'
+import { trafficField } from '../../coordination/state.ts'
 import { cookieHeaderOf, readCookie } from '../../ticket/cookie.ts'
 import type { Ticket } from '../../ticket/ticket.ts'
 import type { Room } from '../room.ts'
@@ -50,9 +51,10 @@ export function freshenRevocations(room: Room, c: Context, now: number): void {
 }
 
 /**
- * An admitted user with a live session. Renewal moves their count to this minute (once per worker and minute)
- * and rewrites the cookie; a session older than the room's stored state (a backend that lost its state) tells
- * every worker the active count is short. Returns the minute the session is now counted in.
+ * An admitted user with a live session. Renewal moves their count to this minute (a move: coordination/moves.ts)
+ * and — once the coordinator has counted the move — rewrites the cookie; a session older than the room's stored
+ * state (a backend that lost its state) tells every worker the active count is short. Returns the minute the
+ * session is counted in once what this worker recorded is applied.
  */
 export async function continueSession(room: Room, c: Context, ticket: Ticket, stale: boolean, now: number, s: EffectiveSettings): Promise<number> {
   const { link } = room
@@ -63,17 +65,45 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
   if (lastMinute < minute && !s.disableSessionRenewal) {
     const location = room.locationOf(c)
     if (link.firstCheckIn(ticket.ticketId, minute)) {
-      // A session counted before the stored state began is not in it: moving it out would under-count.
-      if (!countedBefore) link.record(location, activeField(lastMinute), -1)
-      link.record(location, activeField(minute), 1)
       link.record(location, trafficField(minute), 1)
       room.history.sessionRenewed(now, location, ticket.acceptedAt, ticket.lastCheckInTime)
-      room.report(c, location, now)
     }
-    await room.setTicket(c, { ...ticket, lastCheckInTime: now }, now, s)
+    // A session counted before the stored state began is not in it: moving it out would under-count.
+    const acked = link.renew(location, ticket.ticketId, lastMinute, minute, countedBefore)
+    room.report(c, location, now)
+    if (acked || (await renewalGiven(room, c, ticket, now, s, location, lastMinute, minute))) {
+      await room.setTicket(c, { ...ticket, lastCheckInTime: now }, now, s)
+    } else if (stale) await room.setTicket(c, ticket, now, s)
     return minute
   }
   if (stale) await room.setTicket(c, ticket, now, s)
   else if (s.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
   return lastMinute
+}
+
+/** Longest a renewal waits for its move's acknowledgement (a healthy report takes milliseconds; a slower one is a stall). */
+const RENEWAL_WAIT_MS = 150
+
+/**
+ * Whether the renewed cookie is handed out (issue 14 item 3). A cookie valid beyond the old one, handed out by a
+ * worker that then dies with the move unreported, would be a session the room no longer counts: so the request
+ * waits for the coordinator to acknowledge the move — one report exchange, shared by every renewal recorded
+ * meanwhile, at most RENEWAL_WAIT_MS (or the coordinator call budget if lower), and not at all while reports fail
+ * or after a wait timed out, until a report gets through (item 5: a stalled store costs one bounded wait).
+ *
+ * Why every renewal waits, not only one in the old cookie's last minute: a user left with the old cookie who next
+ * checks in during a LATER minute (a client that calls once a minute; a request served by another process or
+ * isolate) renews the same old cookie again. Its move out of the old minute is claimed already, and where that
+ * first move put the session no worker can tell (the once registry answers no targets), so the second move can
+ * only add the session again: counted in up to `sessionDurationMinutes` minutes at once — over-counted, but limits
+ * would no longer be exact. Waiting keeps every renewal a single move.
+ *
+ * Unacknowledged in time: outside the old cookie's last minute the user keeps the old one (still valid, nothing
+ * lost); in its last minute the renewed cookie is handed out anyway and the move stays pending for retry — an
+ * outage never logs out admitted users (a crash during one is a double fault: README Known limits).
+ */
+async function renewalGiven(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, from: number, to: number): Promise<boolean> {
+  const wait = Math.min(room.o.coordinatorTimeoutMs, RENEWAL_WAIT_MS)
+  if (await room.link.awaitMove(room.coordinatorOf(c), location, ticket.ticketId, from, to, now, wait)) return true
+  return room.sessionEndsAt(ticket, s) <= (to + 1) * MINUTE_MS // the old cookie's last minute
 }

@@ -7,11 +7,16 @@ import { sleep, startOrigin, startProxy, type Proxy } from './procs.ts'
 
 export const K = 20
 
-export async function stallRun(backend: { store?: string; redis?: string }, stall: () => Promise<unknown>, stallMs: number) {
+/**
+ * A renewal waits (bounded) for the coordinator to count its move before the renewed cookie is given (session.ts):
+ * the stall must not make that a wait per request — one bounded wait per worker, then none until a report gets
+ * through. `sessionMinutes` 1: every renewal falls in its old cookie's last minute, so unacknowledged it renews anyway.
+ */
+export async function stallRun(backend: { store?: string; redis?: string }, stall: () => Promise<unknown>, stallMs: number, sessionMinutes = 5) {
   const T0 = Date.now()
   const env = { B14B_CLOCK_K: String(K), B14B_CLOCK_T0: String(T0) }
   const origin = await startOrigin()
-  const args = ['--origin', origin.url, '--room-id', `b14b-stall-${T0}`, '--total-active-users', '50', '--new-users-per-minute', '50', '--session-duration', '5',
+  const args = ['--origin', origin.url, '--room-id', `b14b-stall-${T0}`, '--total-active-users', '50', '--new-users-per-minute', '50', '--session-duration', String(sessionMinutes),
     ...(backend.store ? ['--store', backend.store] : ['--redis', backend.redis!])]
   const proxies: Proxy[] = await Promise.all([0, 1].map(() => startProxy(args, env)))
   const cookies: string[] = []
