@@ -9,6 +9,7 @@
  */
 import { minuteOf } from '../clock.ts'
 import type { LocationState, RoomState } from '../coordination/state.ts'
+import { changedBetween } from '../coordination/view-changes.ts'
 import { locationPart, windowsOf, type LocationPart, type Windows } from './location-part.ts'
 import { ADMISSIONS_AVERAGE_MINUTES, sessionWindowStart, TRAFFIC_REFERENCE_AGE, WAITING_WINDOW_MINUTES, type Snapshot } from './snapshot.ts'
 import { addPart, BuiltSnapshot, copyTotals, emptyTotals, type Totals, type TrafficTable } from './built-snapshot.ts'
@@ -27,6 +28,8 @@ export function locationStateOf(state: RoomState, name: string): LocationState |
  * location share it, and the next base is derived from it by reading only the locations whose state changed.
  */
 interface BaseView {
+  /** The base record it was made of. */
+  base: Record<string, LocationState>
   w: Windows
   /** Location names in the order the base lists them; `index` maps them back. Shared until a view appends. */
   names: string[]
@@ -47,9 +50,24 @@ const latestViews = new WeakMap<object, BaseView>()
 /** The view of `base` in windows `w`, derived from `from` (an earlier base in the same windows) when given. */
 function deriveView(base: Record<string, LocationState>, w: Windows, from: BaseView | undefined): BaseView {
   const view: BaseView = from
-    ? { w, names: from.names, index: from.index, states: from.states.slice(), parts: from.parts.slice(), totals: copyTotals(from.totals), traffic: from.traffic, sums: emptySums() }
-    : { w, names: [], index: new Map(), states: [], parts: [], totals: emptyTotals(), traffic: { record: undefined }, sums: emptySums() }
+    ? { base, w, names: from.names, index: from.index, states: from.states.slice(), parts: from.parts.slice(), totals: copyTotals(from.totals), traffic: from.traffic, sums: emptySums() }
+    : { base, w, names: [], index: new Map(), states: [], parts: [], totals: emptyTotals(), traffic: { record: undefined }, sums: emptySums() }
   let shared = from !== undefined
+  // Only the locations stored since `from`'s base, when its aggregator knows them (view-changes.ts): new names
+  // come after the ones `from` lists, as in the record, so the order is the record's.
+  const changed = from && changedBetween(from.base, base)
+  if (changed) {
+    for (const name of changed) {
+      let index = view.index.get(name)
+      if (index === undefined) {
+        if (shared) [view.names, view.index, shared] = [view.names.slice(), new Map(view.index), false]
+        index = view.names.push(name) - 1
+        view.index.set(name, index)
+      }
+      replace(view, index, base[name])
+    }
+    return view
+  }
   let seen = 0
   let last = -1
   for (const name in base) {
