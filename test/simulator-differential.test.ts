@@ -15,8 +15,8 @@ const CASES: Record<string, () => Scenario> = {
   'planet 60×4 @1200 seed c': () => scaleScenario(planetScenario({ locations: 60 }, { seed: 'diff-c' }), 1200),
   'planet 120×3 @2000 seed d, 1 s sync': () => scaleScenario(planetScenario({ locations: 120, workers: 3 }, { seed: 'diff-d', syncIntervalMs: 1000 }), 2000),
   'ramp seed e': () => rampScenario({ limit: 40, rampMinutes: 6 }, { seed: 'diff-e' }),
-  'seed002 fifo @600 seed f': () => ({ ...seed002Scenario('fifo', { users: 600 }), seed: 'diff-f' }),
-  'seed002 random @600 seed g': () => ({ ...seed002Scenario('random', { users: 600 }), seed: 'diff-g' }),
+  'seed002 fifo @300 seed f': () => ({ ...seed002Scenario('fifo', { users: 300 }), seed: 'diff-f' }),
+  'seed002 random @300 seed g': () => ({ ...seed002Scenario('random', { users: 300 }), seed: 'diff-g' }),
 }
 
 /** What a run measured: the summary and per-minute rows as read, the per-user outcomes and samples as a digest. */
