@@ -98,6 +98,26 @@ export interface WaitingAt {
   get(bucketId: number): ReadonlyMap<string, number> | undefined
 }
 
+type Lookups = Pick<Snapshot, 'takenThisAt' | 'takenLastAt' | 'takenBeyond' | 'untakenBehind'>
+
+/** The snapshot's lookups and sums, read from its tables (the reference the incremental snapshot must equal). */
+function lookups(takenThis: Record<string, number>, takenLast: Record<string, number>, behind: readonly string[]): Lookups {
+  return {
+    takenThisAt: (location) => takenThis[location],
+    takenLastAt: (location) => takenLast[location],
+    takenBeyond: (allocations) => {
+      let beyond = 0
+      for (const name in takenThis) beyond += Math.max(0, takenThis[name]! - (allocations[name] ?? 0))
+      return beyond
+    },
+    untakenBehind: (allocations) => {
+      let untaken = 0
+      for (const name of behind) untaken += Math.max(0, (allocations[name] ?? 0) - (takenLast[name] ?? 0))
+      return { behind: behind.length, untaken }
+    },
+  }
+}
+
 export function buildSnapshot(
   state: RoomState,
   now: number,
@@ -155,18 +175,7 @@ export function buildSnapshot(
   const minutesAveraged = minute - oldestAdmissionMinute
   return {
     minute,
-    takenThisAt: (location) => takenThisMinute.locations[location],
-    takenLastAt: (location) => takenLastMinute.locations[location],
-    takenBeyond: (allocations) => {
-      let beyond = 0
-      for (const name in takenThisMinute.locations) beyond += Math.max(0, takenThisMinute.locations[name]! - (allocations[name] ?? 0))
-      return beyond
-    },
-    untakenBehind: (allocations) => {
-      let untaken = 0
-      for (const name of behind) untaken += Math.max(0, (allocations[name] ?? 0) - (takenLastMinute.locations[name] ?? 0))
-      return { behind: behind.length, untaken }
-    },
+    ...lookups(takenThisMinute.locations, takenLastMinute.locations, behind),
     activeUsers: Math.max(0, activeUsers),
     endingThisMinute: Math.max(0, endingThisMinute),
     admittedThisMinute: Math.max(0, admittedThisMinute),
