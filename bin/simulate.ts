@@ -127,10 +127,16 @@ export async function runSimulate(argv: string[], io: SimulateIo = consoleIo): P
     await mkdir(out, { recursive: true })
     for (const scenario of scenarios) {
       const started = performance.now()
+      const cpuAtStart = process.cpuUsage()
+      // CPU seconds besides the real time: on a shared machine the real time of a long run says little.
+      const cpuSeconds = () => {
+        const used = process.cpuUsage(cpuAtStart)
+        return (used.user + used.system) / 1e6
+      }
       const progress = (row: MinuteRow) =>
         io.err(
           `${scenario.name}: minute ${row.minute + 1}/${scenario.minutes} done: ${row.admitted} admitted, ${row.queueLength} waiting ` +
-            `(${((performance.now() - started) / 1000).toFixed(0)} s, ${Math.round(process.memoryUsage.rss() / 1e6)} MB resident)`,
+            `(${((performance.now() - started) / 1000).toFixed(0)} s, ${cpuSeconds().toFixed(0)} CPU-s, ${Math.round(process.memoryUsage.rss() / 1e6)} MB resident)`,
         )
       const result = await runSimulation(scenario, values.progress ? { onMinute: progress } : {})
       const seconds = ((performance.now() - started) / 1000).toFixed(1)

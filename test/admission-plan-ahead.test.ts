@@ -125,7 +125,7 @@ describe('the previous minute seen from before this one', () => {
         const plain = planMinute(snapshot, limits)
         const withPrevious = planMinute(snapshot, limits, before)
         expect(withPrevious.slots).toBeLessThanOrEqual(plain.slots)
-        const fresh = { ...snapshot, behind: [] }
+        const fresh = { ...snapshot, behind: [], untakenBehind: () => ({ behind: 0, untaken: 0 }) }
         expect(planMinute(fresh, limits, before).slots).toBe(plain.slots)
         if (snapshot.behind.length > 0 && snapshot.buckets.length > 0) {
           let untaken = Math.max(0, before.allocation.anywhere - snapshot.takenLastMinute.anywhere)

@@ -7,7 +7,8 @@
 import { MINUTE_MS } from '../clock.ts'
 import type { LocationState } from '../coordination/state.ts'
 import type { LocationPart } from './location-part.ts'
-import type { Bucket, LocationSummary, Snapshot } from './snapshot.ts'
+import type { Bucket, LocationSummary, Snapshot, WaitingAt } from './snapshot.ts'
+import { baseSum, type Layout } from './snapshot-layout.ts'
 
 /** The sums over every location's part that a snapshot shows as single numbers. */
 export interface Totals {
@@ -66,16 +67,22 @@ export interface TrafficTable {
   record: Record<string, number> | undefined
 }
 
-function trafficOf(names: readonly string[], parts: readonly (LocationPart | undefined)[]): Record<string, number> {
-  const traffic: Record<string, number> = {}
-  for (let i = 0; i < parts.length; i++) {
-    const value = parts[i]?.traffic
-    if (value !== undefined) traffic[names[i]!] = value
+/** Counter use as `Snapshot.takenThisMinute` shows it: the per-location table made only when read. */
+function takenView(anywhere: number, table: () => Record<string, number>): Snapshot['takenThisMinute'] {
+  let locations: Record<string, number> | undefined
+  return {
+    get locations() {
+      return (locations ??= table())
+    },
+    anywhere,
   }
-  return traffic
 }
 
-/** A snapshot over frozen copies of the builder's parts: the per-location tables are made on first read. */
+/**
+ * A snapshot over a base view's arrays (shared, never changed) and the few locations it puts in their place
+ * (snapshot-layout.ts): no per-location copy per snapshot. The per-location tables are made on first read;
+ * the lookups and sums a decision needs are answered without them.
+ */
 export class BuiltSnapshot implements Snapshot {
   readonly minute: number
   readonly activeUsers: number
@@ -86,27 +93,17 @@ export class BuiltSnapshot implements Snapshot {
   readonly recovering: boolean
   readonly stateAt: number
   readonly buckets: Bucket[]
-  readonly #names: readonly string[]
-  readonly #parts: readonly (LocationPart | undefined)[]
-  readonly #states: readonly (LocationState | undefined)[]
+  readonly #layout: Layout
   readonly #anywhere: { this: number; last: number }
   readonly #traffic: TrafficTable
   #locations: Record<string, LocationSummary> | undefined
   #takenThis: Snapshot['takenThisMinute'] | undefined
   #takenLast: Snapshot['takenLastMinute'] | undefined
-  #waitingAt: Map<number, Map<string, number>> | undefined
+  #waitingAt: WaitingAt | undefined
   #behind: string[] | undefined
   #revoked: Set<string> | undefined
 
-  constructor(
-    minute: number,
-    stateAt: number,
-    totals: Totals,
-    names: readonly string[],
-    parts: readonly (LocationPart | undefined)[],
-    states: readonly (LocationState | undefined)[],
-    traffic: TrafficTable,
-  ) {
+  constructor(minute: number, stateAt: number, totals: Totals, layout: Layout, traffic: TrafficTable) {
     this.minute = minute
     this.stateAt = stateAt
     this.activeUsers = Math.max(0, totals.activeUsers)
@@ -122,20 +119,42 @@ export class BuiltSnapshot implements Snapshot {
     for (const [bucketId, waiting] of totals.waitingByBucket) if (waiting > 0) buckets.push({ bucketId, waiting })
     this.buckets = buckets.sort((x, y) => x.bucketId - y.bucketId)
     this.#anywhere = { this: totals.takenThisAnywhere, last: totals.takenLastAnywhere }
-    this.#names = names
-    this.#parts = parts
-    this.#states = states
+    this.#layout = layout
     this.#traffic = traffic
+  }
+
+  #partAt(i: number): LocationPart | undefined {
+    const { patched, parts } = this.#layout
+    return patched.size > 0 && patched.has(i) ? patched.get(i)!.part : parts[i]
+  }
+
+  #stateAt(i: number): LocationState | undefined {
+    const { patched, states } = this.#layout
+    return patched.size > 0 && patched.has(i) ? patched.get(i)!.state : states[i]
+  }
+
+  #partOf(location: string): LocationPart | undefined {
+    const { index, names, parts } = this.#layout
+    const i = index.get(location) ?? names.indexOf(location, parts.length)
+    return i === -1 ? undefined : this.#partAt(i)
   }
 
   /** Calls `each` with every location's name and part, in the state's order. */
   #each(each: (name: string, part: LocationPart, index: number) => void): void {
-    const parts = this.#parts
-    for (let i = 0; i < parts.length; i++) if (parts[i]) each(this.#names[i]!, parts[i]!, i)
+    const { names } = this.#layout
+    for (let i = 0; i < names.length; i++) {
+      const part = this.#partAt(i)
+      if (part) each(names[i]!, part, i)
+    }
   }
 
   get traffic(): Record<string, number> {
-    return (this.#traffic.record ??= trafficOf(this.#names, this.#parts))
+    if (this.#traffic.record) return this.#traffic.record
+    const traffic: Record<string, number> = {}
+    this.#each((name, p) => {
+      if (p.traffic !== undefined) traffic[name] = p.traffic
+    })
+    return (this.#traffic.record = traffic)
   }
 
   get locations(): Record<string, LocationSummary> {
@@ -146,33 +165,66 @@ export class BuiltSnapshot implements Snapshot {
   }
 
   get takenThisMinute(): Snapshot['takenThisMinute'] {
-    return (this.#takenThis ??= this.#taken('takenThis', this.#anywhere.this))
+    return (this.#takenThis ??= takenView(this.#anywhere.this, () => this.#taken('takenThis')))
   }
 
   get takenLastMinute(): Snapshot['takenLastMinute'] {
-    return (this.#takenLast ??= this.#taken('takenLast', this.#anywhere.last))
+    return (this.#takenLast ??= takenView(this.#anywhere.last, () => this.#taken('takenLast')))
   }
 
-  #taken(which: 'takenThis' | 'takenLast', anywhere: number): Snapshot['takenThisMinute'] {
+  #taken(which: 'takenThis' | 'takenLast'): Record<string, number> {
     const locations: Record<string, number> = {}
     this.#each((name, p) => {
       if (p[which].seen) locations[name] = p[which].local
     })
-    return { locations, anywhere }
+    return locations
   }
 
-  get waitingAt(): Map<number, Map<string, number>> {
+  takenThisAt(location: string): number | undefined {
+    const taken = this.#partOf(location)?.takenThis
+    return taken?.seen ? taken.local : undefined
+  }
+
+  takenLastAt(location: string): number | undefined {
+    const taken = this.#partOf(location)?.takenLast
+    return taken?.seen ? taken.local : undefined
+  }
+
+  takenBeyond(allocations: Readonly<Record<string, number>>): number {
+    const beyond = (name: string, p: LocationPart | undefined) => (p?.takenThis.seen ? Math.max(0, p.takenThis.local - (allocations[name] ?? 0)) : 0)
+    return baseSum(this.#layout, this.#layout.sums.beyond, allocations, (name, part) => [beyond(name, part), 0])[0]
+  }
+
+  untakenBehind(allocations: Readonly<Record<string, number>>): { behind: number; untaken: number } {
+    const start = this.minute * MINUTE_MS
+    const [untaken, behind] = baseSum(this.#layout, this.#layout.sums.behind, allocations, (name, part, state) =>
+      part && state!.updatedAt < start ? [Math.max(0, (allocations[name] ?? 0) - (part.takenLast.seen ? part.takenLast.local : 0)), 1] : [0, 0],
+    )
+    return { behind, untaken }
+  }
+
+  /**
+   * Made per bucket when asked: a plan asks only for the buckets its slots reach, and a snapshot lives until the
+   * worker's next decision. Every bucket's table at once, per snapshot, was a tenth of planet's time and most of
+   * its garbage (issue 15). Each table lists locations in the state's order, as a full rebuild does.
+   */
+  get waitingAt(): WaitingAt {
     if (this.#waitingAt) return this.#waitingAt
-    const waitingAt = new Map<number, Map<string, number>>()
-    this.#each((name, p) => {
-      for (const [bucketId, waiting] of p.waitingByBucket) {
-        if (waiting <= 0) continue
-        let at = waitingAt.get(bucketId)
-        if (!at) waitingAt.set(bucketId, (at = new Map()))
-        at.set(name, waiting)
-      }
+    const tables = new Map<number, Map<string, number> | undefined>()
+    const tableOf = (bucketId: number): Map<string, number> | undefined => {
+      let at: Map<string, number> | undefined
+      this.#each((name, p) => {
+        const waiting = p.waitingByBucket.get(bucketId)
+        if (waiting !== undefined && waiting > 0) (at ??= new Map()).set(name, waiting)
+      })
+      return at
+    }
+    return (this.#waitingAt = {
+      get: (bucketId) => {
+        if (!tables.has(bucketId)) tables.set(bucketId, tableOf(bucketId))
+        return tables.get(bucketId)
+      },
     })
-    return (this.#waitingAt = waitingAt)
   }
 
   get behind(): string[] {
@@ -180,7 +232,7 @@ export class BuiltSnapshot implements Snapshot {
     const start = this.minute * MINUTE_MS
     const behind: string[] = []
     this.#each((name, _, i) => {
-      if (this.#states[i]!.updatedAt < start) behind.push(name)
+      if (this.#stateAt(i)!.updatedAt < start) behind.push(name)
     })
     return (this.#behind = behind)
   }

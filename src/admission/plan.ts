@@ -62,7 +62,7 @@ export function planMinute(snapshot: Snapshot, limits: Limits, previous?: Minute
     reserved,
     traffic: snapshot.traffic,
     totalActiveUsers: limits.totalActiveUsers,
-    reservationInput: { buckets, waitingAt: snapshot.waitingAt, allocation, takenAt: snapshot.takenThisMinute.locations },
+    reservationInput: { buckets, waitingAt: snapshot.waitingAt, allocation, takenAt: (location) => snapshot.takenThisAt(location) },
     takenAnywhere: snapshot.takenThisMinute.anywhere,
     aheadCache: aheadCache(),
   }
@@ -77,11 +77,11 @@ export function planMinute(snapshot: Snapshot, limits: Limits, previous?: Minute
  */
 function unseenLastMinute(snapshot: Snapshot, previous: MinutePlan): number {
   // Without a queue the places are not contested: counting unused allocations as taken would only queue early.
-  if (snapshot.behind.length === 0 || snapshot.buckets.length === 0) return 0
-  const taken = snapshot.takenLastMinute
-  let unseen = Math.max(0, previous.allocation.anywhere - taken.anywhere)
-  for (const name of snapshot.behind) unseen += Math.max(0, (previous.allocation.locations[name] ?? 0) - (taken.locations[name] ?? 0))
-  return unseen
+  if (snapshot.buckets.length === 0) return 0
+  // Whole numbers: the same sum in any order (the snapshot sums what it shares with others once).
+  const { behind, untaken } = snapshot.untakenBehind(previous.allocation.locations)
+  if (behind === 0) return 0
+  return Math.max(0, previous.allocation.anywhere - snapshot.takenLastMinute.anywhere) + untaken
 }
 
 /**
@@ -91,9 +91,7 @@ function unseenLastMinute(snapshot: Snapshot, previous: MinutePlan): number {
 function withoutOveruse(allocation: Allocation, snapshot: Snapshot, slots: number): Allocation {
   // What the locations reserve (slots − anywhere), plus what each took beyond it: a pass over the locations
   // that took slots this minute, not over every location (whole numbers: the same sum in any order).
-  let reserved = slots - allocation.anywhere
-  const taken = snapshot.takenThisMinute.locations
-  for (const name in taken) reserved += Math.max(0, taken[name]! - (allocation.locations[name] ?? 0))
+  const reserved = slots - allocation.anywhere + snapshot.takenBeyond(allocation.locations)
   return { locations: allocation.locations, anywhere: Math.max(0, slots - reserved) }
 }
 

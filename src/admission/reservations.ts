@@ -9,6 +9,7 @@
  * allocation, so it can never grant more than the minute's slots.
  */
 import type { Allocation, EligibleBucket } from './slots.ts'
+import type { WaitingAt } from './snapshot.ts'
 
 export interface Ahead {
   /** Eligible users of the older buckets waiting at `location` (fractional for a partly eligible bucket). */
@@ -19,15 +20,15 @@ export interface Ahead {
 
 export interface ReservationInput {
   buckets: readonly EligibleBucket[]
-  waitingAt: ReadonlyMap<number, ReadonlyMap<string, number>>
+  waitingAt: WaitingAt
   allocation: Allocation
   /** Slots each location's counter granted this minute, as far as the snapshot knows. */
-  takenAt: Readonly<Record<string, number>>
+  takenAt: (location: string) => number | undefined
 }
 
 /** Untaken allocation of `location`'s own counter. */
 export const roomAt = (input: ReservationInput, location: string): number =>
-  Math.max(0, (input.allocation.locations[location] ?? 0) - (input.takenAt[location] ?? 0))
+  Math.max(0, (input.allocation.locations[location] ?? 0) - (input.takenAt(location) ?? 0))
 
 /**
  * What the buckets before each index hold, built up bucket by bucket as decisions ask (a plan's buckets do not
@@ -60,8 +61,11 @@ export function reservationsBefore(input: ReservationInput, cache: AheadCache, i
 }
 
 function addBucket(input: ReservationInput, cache: AheadCache, bucket: EligibleBucket): void {
+  // Eligibility first: a bucket's table is made when first asked for (built-snapshot.ts), so only the buckets
+  // the minute's slots reach are ever made.
+  if (bucket.eligibleSlots <= 0 || bucket.waiting <= 0) return
   const where = input.waitingAt.get(bucket.bucketId)
-  if (!where || bucket.eligibleSlots <= 0 || bucket.waiting <= 0) return
+  if (!where) return
   const part = bucket.eligibleSlots / bucket.waiting
   for (const [name, waiting] of where) {
     let k = cache.slot.get(name)

@@ -9,9 +9,11 @@
  */
 import { minuteOf } from '../clock.ts'
 import type { LocationState, RoomState } from '../coordination/state.ts'
+import { changedBetween } from '../coordination/view-changes.ts'
 import { locationPart, windowsOf, type LocationPart, type Windows } from './location-part.ts'
 import { ADMISSIONS_AVERAGE_MINUTES, sessionWindowStart, TRAFFIC_REFERENCE_AGE, WAITING_WINDOW_MINUTES, type Snapshot } from './snapshot.ts'
 import { addPart, BuiltSnapshot, copyTotals, emptyTotals, type Totals, type TrafficTable } from './built-snapshot.ts'
+import { emptySums, type BaseSums, type Patch } from './snapshot-layout.ts'
 
 /** One location's state in `state` (without making a layered state's whole record). */
 export function locationStateOf(state: RoomState, name: string): LocationState | undefined {
@@ -26,6 +28,8 @@ export function locationStateOf(state: RoomState, name: string): LocationState |
  * location share it, and the next base is derived from it by reading only the locations whose state changed.
  */
 interface BaseView {
+  /** The base record it was made of. */
+  base: Record<string, LocationState>
   w: Windows
   /** Location names in the order the base lists them; `index` maps them back. Shared until a view appends. */
   names: string[]
@@ -34,6 +38,8 @@ interface BaseView {
   parts: (LocationPart | undefined)[]
   totals: Totals
   traffic: TrafficTable
+  /** Sums over its locations, shared by every snapshot made on it (snapshot-layout.ts). */
+  sums: BaseSums
 }
 
 /** Base record → its view (the latest windows it was read in). */
@@ -44,9 +50,24 @@ const latestViews = new WeakMap<object, BaseView>()
 /** The view of `base` in windows `w`, derived from `from` (an earlier base in the same windows) when given. */
 function deriveView(base: Record<string, LocationState>, w: Windows, from: BaseView | undefined): BaseView {
   const view: BaseView = from
-    ? { w, names: from.names, index: from.index, states: from.states.slice(), parts: from.parts.slice(), totals: copyTotals(from.totals), traffic: from.traffic }
-    : { w, names: [], index: new Map(), states: [], parts: [], totals: emptyTotals(), traffic: { record: undefined } }
+    ? { base, w, names: from.names, index: from.index, states: from.states.slice(), parts: from.parts.slice(), totals: copyTotals(from.totals), traffic: from.traffic, sums: emptySums() }
+    : { base, w, names: [], index: new Map(), states: [], parts: [], totals: emptyTotals(), traffic: { record: undefined }, sums: emptySums() }
   let shared = from !== undefined
+  // Only the locations stored since `from`'s base, when its aggregator knows them (view-changes.ts): new names
+  // come after the ones `from` lists, as in the record, so the order is the record's.
+  const changed = from && changedBetween(from.base, base)
+  if (changed) {
+    for (const name of changed) {
+      let index = view.index.get(name)
+      if (index === undefined) {
+        if (shared) [view.names, view.index, shared] = [view.names.slice(), new Map(view.index), false]
+        index = view.names.push(name) - 1
+        view.index.set(name, index)
+      }
+      replace(view, index, base[name])
+    }
+    return view
+  }
   let seen = 0
   let last = -1
   for (const name in base) {
@@ -123,15 +144,25 @@ export class SnapshotBuilder {
     }
     this.#view = view
     this.#state = state
-    // The layered location and the overlay on frozen copies: the view is shared, a snapshot is never changed.
-    const made = { w, names: view.names, states: view.states.slice(), parts: view.parts.slice(), totals: copyTotals(view.totals), traffic: view.traffic }
+    // The layered location and the overlay in place of the view's (shared, never changed): a snapshot holds only
+    // what differs, not a copy of every location (snapshot-layout.ts).
+    const totals = copyTotals(view.totals)
+    let names = view.names
+    let traffic = view.traffic
+    const patched = new Map<number, Patch>()
     const put = (name: string, located: LocationState): void => {
-      let index = view.index.get(name) ?? made.names.indexOf(name, view.names.length)
+      let index = view.index.get(name) ?? names.indexOf(name, view.names.length)
       if (index === -1) {
-        if (made.names === view.names) made.names = view.names.slice()
-        index = made.names.push(name) - 1
+        if (names === view.names) names = view.names.slice()
+        index = names.push(name) - 1
       }
-      replace(made, index, located)
+      const now = patched.get(index) ?? { state: view.states[index], part: view.parts[index] }
+      if (now.state === located) return
+      const part = locationPart(located.counts, located.updatedAt, w)
+      if (now.part) addPart(totals, now.part, -1, w.minute)
+      addPart(totals, part, 1, w.minute)
+      if (part.traffic !== now.part?.traffic) traffic = { record: undefined }
+      patched.set(index, { state: located, part })
     }
     const layers = state.layers
     if (layers) put(layers.location, layers.own)
@@ -139,10 +170,10 @@ export class SnapshotBuilder {
     const own = layers ? locationPart(layers.own.counts, layers.own.updatedAt, w) : undefined
     const raw = view
     this.#taken = {
-      anywhere: made.totals.takenThisAnywhere,
+      anywhere: totals.takenThisAnywhere,
       local: (location) => (own && location === layers!.location ? own : raw.parts[raw.index.get(location) ?? -1])?.takenThis.local ?? 0,
     }
     for (const [name, located] of overlay ?? []) put(name, located)
-    return new BuiltSnapshot(minute, state.at, made.totals, made.names, made.parts, made.states, made.traffic)
+    return new BuiltSnapshot(minute, state.at, totals, { names, index: view.index, states: view.states, parts: view.parts, patched, sums: view.sums }, traffic)
   }
 }

@@ -54,10 +54,21 @@ export interface Snapshot {
    * state in the same step, so a state changed since the minute began holds all of them).
    */
   behind: string[]
+  /**
+   * Lookups and sums over the tables above that a decision needs. An incremental snapshot answers them from
+   * what it shares with the other snapshots of the same state, without making the tables: a per-location
+   * table per decision was, at 300 locations, most of the simulator's time and garbage (issue 15).
+   */
+  takenThisAt(location: string): number | undefined
+  takenLastAt(location: string): number | undefined
+  /** Σ over the locations seen taking this minute of what they took beyond `allocations` (whole numbers). */
+  takenBeyond(allocations: Readonly<Record<string, number>>): number
+  /** How many locations are behind, and Σ over them of their part of `allocations` not seen taken last minute. */
+  untakenBehind(allocations: Readonly<Record<string, number>>): { behind: number; untaken: number }
   /** Queued buckets, oldest first, with positive waiting counts. */
   buckets: Bucket[]
   /** Bucket id → location → its waiting users there (positive counts only): where each bucket's users wait. */
-  waitingAt: Map<number, Map<string, number>>
+  waitingAt: WaitingAt
   waitingUsers: number
   /** Users seen per location in the reference minute (minute − 2). */
   traffic: Record<string, number>
@@ -78,6 +89,34 @@ export interface Snapshot {
 /** Minutes an admitted user counts as active after the minute of their last check-in (inclusive). */
 export const sessionWindowStart = (minute: number, sessionDurationMinutes: number): number =>
   minute - sessionDurationMinutes
+
+/**
+ * Where one bucket's users wait, by location in the state's order. Only looked up by bucket: a plan reads the
+ * few buckets its slots reach, so an incremental snapshot makes just those tables (built-snapshot.ts).
+ */
+export interface WaitingAt {
+  get(bucketId: number): ReadonlyMap<string, number> | undefined
+}
+
+type Lookups = Pick<Snapshot, 'takenThisAt' | 'takenLastAt' | 'takenBeyond' | 'untakenBehind'>
+
+/** The snapshot's lookups and sums, read from its tables (the reference the incremental snapshot must equal). */
+function lookups(takenThis: Record<string, number>, takenLast: Record<string, number>, behind: readonly string[]): Lookups {
+  return {
+    takenThisAt: (location) => takenThis[location],
+    takenLastAt: (location) => takenLast[location],
+    takenBeyond: (allocations) => {
+      let beyond = 0
+      for (const name in takenThis) beyond += Math.max(0, takenThis[name]! - (allocations[name] ?? 0))
+      return beyond
+    },
+    untakenBehind: (allocations) => {
+      let untaken = 0
+      for (const name of behind) untaken += Math.max(0, (allocations[name] ?? 0) - (takenLast[name] ?? 0))
+      return { behind: behind.length, untaken }
+    },
+  }
+}
 
 export function buildSnapshot(
   state: RoomState,
@@ -136,6 +175,7 @@ export function buildSnapshot(
   const minutesAveraged = minute - oldestAdmissionMinute
   return {
     minute,
+    ...lookups(takenThisMinute.locations, takenLastMinute.locations, behind),
     activeUsers: Math.max(0, activeUsers),
     endingThisMinute: Math.max(0, endingThisMinute),
     admittedThisMinute: Math.max(0, admittedThisMinute),

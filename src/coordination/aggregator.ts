@@ -10,6 +10,7 @@
  */
 import { addCounts, applyOnce, pruneCounts, type LocationState, type RoomState, type WorkerReport } from './state.ts'
 import { minuteOf } from '../clock.ts'
+import { newChangeLog, recordAnswer } from './view-changes.ts'
 
 /** How long a report id is remembered for idempotent retries. */
 const REPORT_ID_MEMORY_MS = 10 * 60_000
@@ -104,6 +105,10 @@ export class LocationAggregator {
 
 export class GlobalAggregator {
   #locations = new Map<string, LocationState>()
+  /** What changed between answers, so a reader can read only that (view-changes.ts). */
+  #log = newChangeLog()
+  #stored = new Set<string>()
+  #dropped = false
   /** A location silent for this long is dropped from the view (its sessions have all expired). */
   readonly forgetAfterMs: number
 
@@ -120,15 +125,23 @@ export class GlobalAggregator {
   /** Stores a location's full state unless a newer one is already held (idempotent). */
   store(location: string, state: LocationState): void {
     const known = this.#locations.get(location)
-    if (!known || known.updatedAt <= state.updatedAt) this.#locations.set(location, state)
+    if (!known || known.updatedAt <= state.updatedAt) {
+      this.#locations.set(location, state)
+      this.#stored.add(location)
+    }
   }
 
   view(now: number): RoomState {
     const locations: Record<string, LocationState> = {}
     for (const [name, state] of this.#locations) {
-      if (state.updatedAt < now - this.forgetAfterMs) this.#locations.delete(name)
-      else locations[name] = state
+      if (state.updatedAt < now - this.forgetAfterMs) {
+        this.#locations.delete(name)
+        this.#dropped = true
+      } else locations[name] = state
     }
+    recordAnswer(this.#log, locations, this.#stored, this.#dropped)
+    this.#stored.clear()
+    this.#dropped = false
     return { locations, at: now }
   }
 }

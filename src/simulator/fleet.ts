@@ -92,10 +92,22 @@ export function buildFleet(scenario: Scenario, clock: () => number): Fleet {
  */
 export function footprintOf(fleet: Fleet): Footprint {
   let stateFields = 0
-  for (const worker of fleet.workers) {
-    const locations = worker.view.state?.locations ?? {}
+  // Field by field without making each worker's whole record (a layered state makes it when read): at 1,200
+  // workers × 300 locations that record per worker was the end of a run's largest allocation (issue 15).
+  const fieldsIn = (counts: Record<string, number>): number => {
     let fields = 0
-    for (const name in locations) fields += Object.keys(locations[name]!.counts).length
+    for (const _ in counts) fields++
+    return fields
+  }
+  for (const worker of fleet.workers) {
+    const state = worker.view.state
+    if (!state) continue
+    let fields = 0
+    const layers = state.layers
+    if (layers) {
+      for (const name in layers.base) if (name !== layers.location) fields += fieldsIn(layers.base[name]!.counts)
+      fields += fieldsIn(layers.own.counts)
+    } else for (const name in state.locations) fields += fieldsIn(state.locations[name]!.counts)
     stateFields = Math.max(stateFields, fields)
   }
   return { stateFields, counters: fleet.coordinator.counterCount }

@@ -136,7 +136,7 @@ async function askForSlot(
         const request = {
           roomId: o.roomId, location, minute,
           ...limits,
-          localPreviousReported: snapshot.takenLastMinute.locations[location] ?? 0,
+          localPreviousReported: snapshot.takenLastAt(location) ?? 0,
           anywherePreviousReported: snapshot.takenLastMinute.anywhere,
           token: ticketId,
           recoveryMinutes: o.failMode === 'closed' ? s.sessionDurationMinutes + 1 : 0, // the counter refuses as the snapshot would
