@@ -5,6 +5,7 @@
  * into the shape the core merges, with the room's epoch.
  */
 import { admissionDeltas, effectiveLimit, refusesWhileRecovering, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
+import { lossAtGrant } from '../../src/coordination/grant-loss.ts'
 import { changesState, fieldMinute, lostMinuteIn, lostStateField, newEpoch, nextGeneration } from '../../src/coordination/state.ts'
 import type { EpochMarker } from './epoch-marker.ts'
 import { minuteOf } from '../../src/clock.ts'
@@ -24,6 +25,7 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
   const { roomId, scope, minute, limit: requested, previousReported, token } = request
   const earlier = s.findToken.get(minute, roomId, scope, token) as Row<{ seq: number }>
   if (earlier != null) return { taken: true, seq: earlier.seq, repeat: true }
+  if (request.epoch !== undefined) markLossAtGrant(s, request)
   if (refusesWhileRecovering(request, (s.readLost.get(roomId) as Row<{ lostMinute: number }>)?.lostMinute)) {
     return { taken: false, seq: (s.readCounter.get(minute, roomId, scope) as Row<{ count: number }>)?.count ?? 0, recovering: true }
   }
@@ -40,6 +42,25 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
   }
   const current = s.readCounter.get(minute, roomId, scope) as Row<{ count: number }>
   return { taken: false, seq: current?.count ?? 0 }
+}
+
+/**
+ * The file's room is not the state the asking worker knew (its epoch gone or another, its generation below the
+ * worker's: `lossAtGrant`): marked in this transaction as a sync's sighting marks it — `R{minute}` in the asking
+ * location, the lost minute, the generation moved — so the recovery check right after refuses the grant.
+ */
+function markLossAtGrant(s: Statements, request: CounterRequest): void {
+  const { roomId, minute } = request
+  const current = (s.readGeneration.get(roomId) as Row<{ generation: number }>)?.generation ?? 0
+  const stored = {
+    epoch: (s.readEpoch.get(roomId) as Row<RoomEpoch>)?.id,
+    generation: current,
+    lostMinute: (s.readLost.get(roomId) as Row<{ lostMinute: number }>)?.lostMinute,
+  }
+  const loss = lossAtGrant(request, stored)
+  if (!loss) return
+  addDeltas(s, roomId, request.location!, { [lostStateField(minute)]: 1 })
+  if (loss.generation !== current) s.writeGeneration.run(roomId, loss.generation)
 }
 
 /**

@@ -49,6 +49,9 @@ function reportedArg(previousReported: number | undefined): string {
 /** A recovery window as a script argument: '' when left out (the scripts' default, DEFAULT_RECOVERY_MINUTES). */
 const windowArg = (minutes: number | undefined): string => (minutes === undefined ? '' : String(minutes))
 
+/** The worker's view of the state for the scripts' grant-time check (scripts.ts `lossSource`): '' for none. */
+const seenArgs = (request: { epoch?: string | undefined; generation?: number | undefined }): [string, string] => [request.epoch ?? '', String(request.generation ?? 0)]
+
 /** The increment script's keys and arguments: where the grant's admission is counted (see the script). */
 function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], string[]] {
   const { scope, location, minute } = request
@@ -59,7 +62,7 @@ function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], stri
   const target = location === undefined ? own : keys.location(location)
   const firstField = kind === 'B' || kind === 'O' ? fields.notHere : kind === 'A' ? fields.fromAnywhere : ''
   return [
-    [anywhere ? target : own, keys.tokens(minute), keys.tokens(minute - 1), target, keys.locations, keys.lost],
+    [anywhere ? target : own, keys.tokens(minute), keys.tokens(minute - 1), target, keys.locations, keys.lost, keys.epoch, keys.generation],
     [
       request.token,
       String(request.limit),
@@ -72,6 +75,7 @@ function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], stri
       kind === 'O' ? fields.fromOther : '',
       fields.counter,
       windowArg(request.recoveryMinutes),
+      ...seenArgs(location === undefined ? {} : request),
     ],
   ]
 }
@@ -152,7 +156,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const { reply, roundTrips } = await runScript(
         redis,
         takeSlotScript,
-        [keys.location(request.location), keys.tokens(request.minute), keys.tokens(request.minute - 1), keys.locations, keys.lost],
+        [keys.location(request.location), keys.tokens(request.minute), keys.tokens(request.minute - 1), keys.locations, keys.lost, keys.epoch, keys.generation],
         [
           request.token,
           String(request.localLimit),
@@ -163,6 +167,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
           grantFields(request.minute).counter,
           grantFields(request.minute - 1).counter,
           windowArg(request.recoveryMinutes),
+          ...seenArgs(request),
         ],
       )
       const code = replyInteger(takeSlotScript, reply)

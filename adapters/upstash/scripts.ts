@@ -66,6 +66,30 @@ local window = tonumber(ARGV[${window}]) or ${DEFAULT_RECOVERY_MINUTES}
 if lost and window > 0 and tonumber(string.sub(ARGV[${minuteField}], 3)) <= tonumber(lost) + window`
 
 /**
+ * Lua (#14.4, `lossAtGrant`): the grant checks that the room's state is the one the asking worker knew. ARGV[epoch]
+ * is the worker's epoch id ('' for none: nothing checked), ARGV[generation] the highest generation of it it saw.
+ * An epoch key (KEYS[epochKey], `at:reportId`) absent or of another id, or a generation (KEYS[generationKey]) below
+ * the worker's, is a state lost or put back since its last sync: marked as the sync script marks a sighting —
+ * `R{m}` in the location hash KEYS[hash] (listed in the index KEYS[index] like a grant's), the lost minute
+ * KEYS[lost] moved to m, the generation past the sighting — unless a loss is already marked in minute m or later.
+ * The recovery check that follows then refuses the grant. One MGET when nothing is lost.
+ */
+const lossSource = (k: { epochKey: number; generationKey: number; lost: number; hash: number; index: number }, a: { epoch: number; generation: number; minuteField: number }): string => `if ARGV[${a.epoch}] ~= '' then
+  local held = redis.call('MGET', KEYS[${k.epochKey}], KEYS[${k.generationKey}])
+  local same = held[1] and string.sub(held[1], (string.find(held[1], ':', 1, true) or 0) + 1) == ARGV[${a.epoch}]
+  local generation, seen = tonumber(held[2]) or 0, tonumber(ARGV[${a.generation}]) or 0
+  local minute = tonumber(string.sub(ARGV[${a.minuteField}], 3))
+  if (not same or generation < seen) and (tonumber(redis.call('GET', KEYS[${k.lost}])) or -1) < minute then
+    redis.call('HINCRBY', KEYS[${k.hash}], 'R' .. minute, 1)
+    redis.call('SET', KEYS[${k.lost}], minute)
+    redis.call('SET', KEYS[${k.generationKey}], same and seen + 1 or generation + 1)
+    local claim = KEYS[${k.hash}]
+    ${claimSource(k.index, `ARGV[${a.minuteField}]`).trimEnd().replaceAll('\n', '\n    ')}
+  end
+end
+`
+
+/**
  * A new user's whole decision in one round trip: the location counter, then the Anywhere counter (seed 000),
  * with the admission counted in the location's state by the same write (`~c`/`~h`: keys.ts `grantFields`).
  * A token already holding a slot this minute gets its first answer, even if the limits changed since.
@@ -73,15 +97,16 @@ if lost and window > 0 and tonumber(string.sub(ARGV[${minuteField}], 3)) <= tonu
  * beyond it (`effectiveLimit`). Calls inside Redis: location grant 3, Anywhere grant 4–5, no slot 2, repeat
  * 2–3, plus 3–4 the first time in a minute a location is given a slot. A token's first answer is its
  * attempt, `*`-prefixed when the Anywhere counter gave it (attempts are hex).
- * KEYS: location hash, tokens of minute m, tokens of minute m − 1, the room's location index, its lost minute.
- * ARGV: token, location limit, Anywhere limit, location previous reported, Anywhere previous reported,
- * attempt, `~c{m}`, `~c{m−1}`, recovery window in minutes ('' for the default). Reply: 0 no slot, 1 location,
+ * KEYS: location hash, tokens of minute m, tokens of minute m − 1, the room's location index, its lost minute,
+ * its epoch, its generation. ARGV: token, location limit, Anywhere limit, location previous reported, Anywhere
+ * previous reported, attempt, `~c{m}`, `~c{m−1}`, recovery window in minutes ('' for the default), the worker's
+ * epoch id ('' for none) and generation ({@link lossSource}, first). Reply: 0 no slot, 1 location,
  * 2 Anywhere; + 4 for a repeat; + 8 × the granting counter's value before a fresh grant (its seq: the core
  * compares it with what it saw taken); −1 refused while the room recovers (a token holding its slot is answered).
  */
 export const takeSlotScript: LuaScript = {
   name: 'takeSlot',
-  source: `local H, T, token, attempt = KEYS[1], KEYS[2], ARGV[1], ARGV[6]
+  source: `${lossSource({ epochKey: 6, generationKey: 7, lost: 5, hash: 1, index: 4 }, { epoch: 10, generation: 11, minuteField: 7 })}local H, T, token, attempt = KEYS[1], KEYS[2], ARGV[1], ARGV[6]
 local earlier, claim, via
 ${recoveringSource(5, 9, 7)} and not redis.call('HGET', T, token) then return -1 end
 local limit = tonumber(ARGV[2])
@@ -123,7 +148,7 @@ if earlier then
 end
 ${claimSource(4, 'ARGV[7]')}return via
 `,
-  sha1: 'c19bb71210ea16d70e3d5877935685c1667838d8',
+  sha1: 'b2ed689bea15f990ab2382fdcc44ed862b94f58f',
 }
 
 /**
@@ -137,7 +162,9 @@ ${claimSource(4, 'ARGV[7]')}return via
  * ('' for none), attempt, kind, counter field (`~c{m}` or `*`), its minute − 1 field (`~c{m−1}` or `*`), the first
  * admission field (`~b{m}` on the scope's hash for B and O, `~h{m}` on the location's for A), the second
  * (`~g{m}`, on the location's for O), `~c{m}` (the minute, for the index and the recovery check), recovery window
- * ('' for the default). Reply: seq × 4 + taken + 2 × repeat; −1 refused while the room recovers.
+ * ('' for the default), the worker's epoch id ('' for none, and always for a bare call) and generation
+ * ({@link lossSource}, marking in the location's hash, KEYS[4]; with two more KEYS: the room's epoch and
+ * generation). Reply: seq × 4 + taken + 2 × repeat; −1 refused while the room recovers.
  */
 export const incrementScript: LuaScript = {
   name: 'increment',
@@ -147,7 +174,7 @@ if earlier then
   local from, seq = string.match(earlier, '^%*?([^:]*):?(%d*)$')
   return (tonumber(seq) or 0) * 4 + 1 + (from == attempt and 0 or 2)
 end
-${recoveringSource(6, 11, 10)} then return -1 end
+${lossSource({ epochKey: 7, generationKey: 8, lost: 6, hash: 4, index: 5 }, { epoch: 12, generation: 13, minuteField: 10 })}${recoveringSource(6, 11, 10)} then return -1 end
 local anywhere = kind == 'A' or kind == 'Z'
 local seq = tonumber(redis.call('HGET', anywhere and T or KEYS[1], ARGV[6])) or 0
 local limit = tonumber(ARGV[2])
@@ -173,7 +200,7 @@ local field = kind == 'O' and ARGV[9] or kind == 'A' and ARGV[8]
 if field and redis.call('HINCRBY', KEYS[4], field, '1') == 1 then claim = KEYS[4] end
 ${claimSource(5, 'ARGV[10]')}return seq * 4 + 1
 `,
-  sha1: '31d43f2c22525c74dd2a3fdedfdad22a7fab42e2',
+  sha1: 'e18a032a238953f9eae1ad33f94b9a3c3ae73f4a',
 }
 
 export { syncScript }

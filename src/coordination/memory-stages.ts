@@ -53,6 +53,11 @@ export function roomOf(rooms: Map<string, Room>, roomId: string, now: number): R
   return found
 }
 
+/** Moves the room's lost minute (read by every grant) up to `minute`, a loss mark's. */
+export function noteLostMinute(entry: Room, minute: number | undefined): void {
+  if (minute !== undefined) entry.lostMinute = Math.max(entry.lostMinute ?? minute, minute)
+}
+
 /** Stores in the global stage the state of every location with grants it has not seen (before it is read). */
 export function publishGrants(entry: Room): void {
   if (entry.unpublished.size === 0) return
