@@ -25,8 +25,8 @@ import {
 } from './coordinator.ts'
 import { MemoryHistoryStore } from '../history/memory-store.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
-import { lostMinuteIn, lostStateField, onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
-import { changed, layeredState, locationNode, noteLostMinute, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
+import { lostMinuteIn, onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
+import { addToLocation, changed, layeredState, locationNode, markLostAtGrant, noteLostMinute, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
 import { lossAtGrant } from './grant-loss.ts'
 
 export const DRIVER_NAME = 'memory'
@@ -100,34 +100,17 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     const seq = counter.count
     // A room this process no longer holds, or holds under another epoch, than the asking worker knew: marked here.
     const known = rooms.get(request.roomId)
-    if (lossAtGrant(request, { epoch: known?.epoch.id, lostMinute: known?.lostMinute })) markLost(request)
+    if (lossAtGrant(request, { epoch: known?.epoch.id, lostMinute: known?.lostMinute })) {
+      markLostAtGrant(room(request.roomId, request.minute * MINUTE_MS), request.location!, request.minute, exchangeIntervalMs)
+    }
     if (refusesWhileRecovering(request, rooms.get(request.roomId)?.lostMinute)) return { taken: false, seq, recovering: true }
     const previous = counters.get(counterKey(request.roomId, request.scope, request.minute - 1))?.count ?? 0
     if (seq >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq }
     counter.count++
     counter.tokens.set(request.token, seq)
     // The admission joins the location's state in this same (synchronous) step: nothing can come between.
-    addToLocation(request, admissionDeltas(request))
+    if (request.location !== undefined) addToLocation(room(request.roomId, request.minute * MINUTE_MS), request.location, request.minute, admissionDeltas(request), exchangeIntervalMs)
     return { taken: true, seq }
-  }
-
-  /** Adds deltas to the asking location's state (none without a location), for every location to see. */
-  const addToLocation = (request: CounterRequest, deltas: Record<string, number>): void => {
-    if (request.location === undefined) return
-    const now = request.minute * MINUTE_MS
-    const entry = room(request.roomId, now)
-    const node = locationNode(entry, request.location, now)
-    node.aggregator.add(deltas)
-    // Every location sees it from its next sync (or, with lag, once the lag is over), even if no worker of
-    // this location ever reports again.
-    if (exchangeIntervalMs === 0) entry.unpublished.add(node)
-    else changed(entry, request.location, node, exchangeIntervalMs)
-  }
-
-  /** A loss found by a grant: marked as a report's `R{m}` would be (the room, created if absent, recovers). */
-  const markLost = (request: CounterRequest): void => {
-    addToLocation(request, { [lostStateField(request.minute)]: 1 })
-    noteLostMinute(room(request.roomId, request.minute * MINUTE_MS), request.minute)
   }
 
   return withHistory<Omit<MemoryCoordinator, HistoryParts>>({
