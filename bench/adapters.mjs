@@ -32,7 +32,7 @@ export const ADAPTER_BENCHES = [
     runtime: 'node (better-sqlite3)',
     script: 'adapters/bun-sqlite/bench.mjs',
     command: (quick) => [process.execPath, ['adapters/bun-sqlite/bench.mjs', '--ms', quick ? '300' : '1000']],
-    timeoutMs: 90_000,
+    timeoutMs: 180_000, // 3 rounds of 3 kinds in 3 setups (#16: against a bare transaction too)
     parse: parseSqlite,
   },
   {
@@ -41,7 +41,7 @@ export const ADAPTER_BENCHES = [
     script: 'adapters/bun-sqlite/bench.mjs',
     needs: [bin('bun')],
     command: (quick) => [bin('bun'), ['adapters/bun-sqlite/bench.mjs', '--ms', quick ? '300' : '1000']],
-    timeoutMs: 90_000,
+    timeoutMs: 180_000, // 3 rounds of 3 kinds in 3 setups (#16: against a bare transaction too)
     parse: parseSqlite,
   },
   {
@@ -178,6 +178,16 @@ export function parseSqlite(stdout) {
   return { rows, runtime: runtime ? `${runtime} (${runtime === 'bun' ? 'bun:sqlite' : 'better-sqlite3'})` : undefined, roundTripsPerDecision: 1, roundTripsNote: 'one BEGIN IMMEDIATE transaction per decision (the script\'s description; not counted)' }
 }
 
+/** Redis µs per EVALSHA of each decision path ("Redis µs/EVALSHA, no slot  2.10  (mget 1.00, …)"), by path. */
+function pathMicros(values) {
+  const paths = {}
+  for (const [key, value] of Object.entries(values)) {
+    const path = key.match(/^Redis µs\/EVALSHA, (.+)$/)?.[1]
+    if (path && path !== 'empty script') paths[path] = number(value)
+  }
+  return Object.keys(paths).length ? paths : undefined
+}
+
 /** upstash: per client, "  key   value" lines after the client's name. */
 export function parseUpstash(stdout) {
   const rows = []
@@ -187,7 +197,7 @@ export function parseUpstash(stdout) {
       current = { client: line.trim(), values: {} }
       rows.push(current)
     } else if (current && /^\s{2}\S/.test(line)) {
-      const match = line.match(/^\s+(.+?)\s{2,}(\S+)\s*$/)
+      const match = line.match(/^\s+(\S.*?)\s{2,}(\S+)/)
       if (match) current.values[match[1].trim()] = match[2]
     }
   }
@@ -207,6 +217,7 @@ export function parseUpstash(stdout) {
         bareP50Ms: number(r.values['INCR p50 ms']),
         serverMicrosPerDecision: number(r.values['Redis µs/EVALSHA']),
         serverMicrosPerBareOp: number(r.values['Redis µs/INCR']),
+        ...(pathMicros(r.values) ? { serverMicrosByPath: pathMicros(r.values) } : {}),
       }
     })
   const trips = out.map((r) => r.roundTripsPerDecision).filter((x) => Number.isFinite(x))

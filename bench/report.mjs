@@ -66,6 +66,11 @@ export function evaluateTargets(results) {
     const rows = a.rows.filter((r) => Number.isFinite(r.ratio))
     const worst = rows.reduce((w, r) => (w === undefined || r.ratio < w.ratio ? r : w), undefined)
     if (worst) targets.push({ target: `${name}: decisions ≥ 80% of bare backend op`, measured: rows.map((r) => `${r.client} ${fmt(r.ratio)}×`).join('; '), met: rows.every((r) => r.ratio >= 0.8), miss: rows.some((r) => r.ratio < 0.8) ? `worst ${fmt(worst.ratio)}× (${worst.client}), ${Math.round((0.8 - worst.ratio) * 100)} points short` : undefined })
+    for (const r of a.rows.filter((row) => row.serverMicrosByPath)) {
+      const paths = Object.entries(r.serverMicrosByPath)
+      const over = paths.filter(([, micros]) => micros > 4)
+      targets.push({ target: `${name}: ≤ 4 µs of Redis CPU per decision (INFO commandstats, ${r.client})`, measured: paths.map(([path, micros]) => `${path} ${fmt(micros)} µs`).join('; '), met: over.length === 0, miss: over.length ? `over on ${over.map(([path]) => path).join(', ')}` : undefined })
+    }
     const trips = a.roundTripsPerDecision
     targets.push({ target: `${name}: exactly one round trip per new-user decision`, measured: trips === undefined ? `not reported${a.roundTripsNote ? ` (${a.roundTripsNote})` : ''}` : `${fmt(trips, 2)}${a.roundTripsHistogram ? ` (decisions by round trips: ${Object.entries(a.roundTripsHistogram).map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`, met: trips === undefined ? undefined : trips === 1, miss: trips !== undefined && trips !== 1 ? `up to 2 when a location's own allocation is used up (no fused takeSlot)` : undefined })
   }

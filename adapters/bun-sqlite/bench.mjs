@@ -1,6 +1,9 @@
 // Decisions per second of the SQLite coordinator, in one process and in several on one file, next to
-// the bare statement every decision is built around (`INSERT … ON CONFLICT DO UPDATE … RETURNING`,
-// autocommit) on the same kind of file in the same run. Prints figures; asserts nothing.
+// a bare transaction doing the same writes (#16: BEGIN IMMEDIATE, the counter's UPSERT … RETURNING, the
+// ticket's INSERT, the two admission UPSERTs, COMMIT: prepared once, no reads, no queue) and the bare statement
+// every decision is built around (`INSERT … ON CONFLICT DO UPDATE … RETURNING`, autocommit), on the same kind
+// of file in the same run, with the process's CPU time per operation (process.cpuUsage: steadier than rates on
+// a busy machine). Prints figures; asserts nothing.
 //
 //   node adapters/bun-sqlite/bench.mjs [--processes 4] [--ms 2000]     (better-sqlite3)
 //   node_modules/.bin/bun adapters/bun-sqlite/bench.mjs [...]          (bun:sqlite)
@@ -26,12 +29,13 @@ const flag = (name, fallback) => {
 const IN_FLIGHT = flag('in-flight', 16)
 
 /** Runs `kind` on `file` for `ms` and returns how many operations ran and how many of them failed. */
-async function measure(kind, file, ms) {
+async function measure(kind, file, ms, inFlight = IN_FLIGHT) {
   const db = openDatabase(file)
-  const coordinator = adapter.sqliteCoordinator(db)
-  // The coordinator sets a busy timeout of 0 (it retries asynchronously); the bare statement, which has no
-  // retry, gets SQLite's own busy wait back, as an app would use it.
-  if (kind === 'bare') db.exec('PRAGMA busy_timeout = 50')
+  const coordinator = kind === 'takeSlot' ? adapter.sqliteCoordinator(db) : undefined
+  // The coordinator sets a busy timeout of 0 (it retries asynchronously); the bare statements, which have no
+  // retry, get SQLite's own busy wait back, as an app would use it, and the coordinator's default durability.
+  if (kind !== 'takeSlot') db.exec('PRAGMA busy_timeout = 50; PRAGMA synchronous = NORMAL')
+  const bareTransaction = kind === 'transaction' ? sameWrites(db) : undefined
   const upsert = db.prepare(
     `INSERT INTO bare_counters (minute, room, scope, count) VALUES (?, ?, ?, 1)
      ON CONFLICT (minute, room, scope) DO UPDATE SET count = count + 1 RETURNING count`,
@@ -39,11 +43,20 @@ async function measure(kind, file, ms) {
   const prefix = `${process.pid}-`
   let done = 0
   let failed = 0
+  let next = 0 // a fresh ticket per call: callers resume out of order after their await
   const latencies = []
   const deadline = performance.now() + ms
+  const cpuBefore = process.cpuUsage()
   const oneCaller = async () => {
     while (performance.now() < deadline) {
-      if (kind === 'bare') {
+      if (kind === 'transaction') {
+        try {
+          bareTransaction(prefix + next++)
+        } catch {
+          failed++
+        }
+        await null
+      } else if (kind === 'bare') {
         try {
           upsert.get(MINUTE, 'bench', 'host')
         } catch {
@@ -54,7 +67,7 @@ async function measure(kind, file, ms) {
       } else {
         const started = performance.now()
         const slot = await coordinator
-          .takeSlot({ roomId: 'bench', location: 'host', minute: MINUTE, localLimit: 1e12, anywhereLimit: 0, token: prefix + done })
+          .takeSlot({ roomId: 'bench', location: 'host', minute: MINUTE, localLimit: 1e12, anywhereLimit: 0, token: prefix + next++ })
           .catch(() => undefined)
         if (!slot?.admitted) failed++
         latencies.push(Math.round((performance.now() - started) * 100) / 100)
@@ -62,9 +75,33 @@ async function measure(kind, file, ms) {
       done++
     }
   }
-  await Promise.all(Array.from({ length: IN_FLIGHT }, oneCaller))
+  await Promise.all(Array.from({ length: inFlight }, oneCaller))
+  const cpu = process.cpuUsage(cpuBefore)
   db.close()
-  return { done, failed, latencies: sample(latencies) }
+  return { done, failed, latencies: sample(latencies), cpuMicros: cpu.user + cpu.system }
+}
+
+/**
+ * A location grant's writes as one bare transaction (rows.ts `takeCounter` and `addDeltas`, schema.ts):
+ * the counter's conditional UPSERT, the ticket, the admission's `a{m}` and `n{m}`.
+ */
+function sameWrites(db) {
+  const take = db.prepare(
+    `INSERT INTO bare_counters (minute, room, scope, count) VALUES (?, ?, ?, 1)
+     ON CONFLICT (minute, room, scope) DO UPDATE SET count = count + 1 WHERE count < ? RETURNING count - 1 AS seq`,
+  )
+  const remember = db.prepare('INSERT INTO bare_tokens (minute, room, scope, token, seq) VALUES (?, ?, ?, ?, ?)')
+  const add = db.prepare(
+    `INSERT INTO bare_state (room, location, field, minute, value) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (room, location, field) DO UPDATE SET value = value + excluded.value`,
+  )
+  const run = db.transaction((token) => {
+    const { seq } = take.get(MINUTE, 'bench', 'host', 1e12)
+    remember.run(MINUTE, 'bench', 'host', token, seq)
+    add.run('bench', 'host', `a${MINUTE}`, MINUTE, 1)
+    add.run('bench', 'host', `n${MINUTE}`, MINUTE, 1)
+  })
+  return (token) => run.immediate(token)
 }
 
 /** Up to 2,000 evenly spaced values, so children can send theirs back on one line. */
@@ -80,6 +117,8 @@ function prepareFile(file) {
   const db = openDatabase(file)
   adapter.sqliteCoordinator(db) // WAL and the adapter's tables
   db.exec('CREATE TABLE IF NOT EXISTS bare_counters (minute INTEGER, room TEXT, scope TEXT, count INTEGER, PRIMARY KEY (minute, room, scope)) WITHOUT ROWID')
+  db.exec('CREATE TABLE IF NOT EXISTS bare_tokens (minute INTEGER, room TEXT, scope TEXT, token TEXT, seq INTEGER, PRIMARY KEY (minute, room, scope, token)) WITHOUT ROWID')
+  db.exec('CREATE TABLE IF NOT EXISTS bare_state (room TEXT, location TEXT, field TEXT, minute INTEGER, value INTEGER, PRIMARY KEY (room, location, field)) WITHOUT ROWID')
   db.close()
 }
 
@@ -107,8 +146,8 @@ async function inProcesses(kind, file, processes, ms) {
   for (const { child } of children) child.stdin.end('go\n')
   const results = await Promise.all(children.map(async (c) => JSON.parse(await c.line('result '))))
   return results.reduce(
-    (sum, r) => ({ done: sum.done + r.done, failed: sum.failed + r.failed, latencies: [...sum.latencies, ...r.latencies] }),
-    { done: 0, failed: 0, latencies: [] },
+    (sum, r) => ({ done: sum.done + r.done, failed: sum.failed + r.failed, latencies: [...sum.latencies, ...r.latencies], cpuMicros: sum.cpuMicros + r.cpuMicros }),
+    { done: 0, failed: 0, latencies: [], cpuMicros: 0 },
   )
 }
 
@@ -121,33 +160,64 @@ if (process.argv[2] === 'child') {
 } else {
   const processes = flag('processes', 4)
   const ms = flag('ms', 2000)
+  const rounds = flag('rounds', 3)
   const dir = mkdtempSync(join(tmpdir(), 'wr-sqlite-bench-'))
+  const OPERATIONS = { takeSlot: 'takeSlot (decision)', transaction: 'bare transaction, same writes', bare: 'bare UPSERT … RETURNING' }
   const rows = []
+  const ratios = []
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
   try {
-    for (const [label, count] of [['1 process', 1], [`${processes} processes`, processes]]) {
-      for (const kind of ['takeSlot', 'bare']) {
-        const file = join(dir, `${kind}-${count}.db`)
-        prepareFile(file)
-        const { done, failed, latencies } = count === 1 ? await measure(kind, file, ms) : await inProcesses(kind, file, count, ms)
+    const cases = [['1 process, 1 in flight', 1, 1], [`1 process, ${IN_FLIGHT} in flight`, 1, IN_FLIGHT], [`${processes} processes`, processes, IN_FLIGHT]]
+    for (const [label, count, inFlight] of cases) {
+      const runs = { takeSlot: [], transaction: [], bare: [] }
+      // Rounds alternate the order of the kinds, each on a fresh file, so a busy machine slows them alike.
+      for (let round = 0; round < rounds; round++) {
+        const kinds = round % 2 ? ['bare', 'transaction', 'takeSlot'] : ['takeSlot', 'transaction', 'bare']
+        for (const kind of kinds) {
+          const file = join(dir, `${kind}-${count}-${inFlight}-${round}.db`)
+          prepareFile(file)
+          runs[kind].push(count === 1 ? await measure(kind, file, ms, inFlight) : await inProcesses(kind, file, count, ms))
+        }
+      }
+      const rate = (run) => ((run.done - run.failed) / ms) * 1000
+      for (const kind of Object.keys(OPERATIONS)) {
+        const perSecond = median(runs[kind].map(rate))
+        const latencies = runs[kind].flatMap((run) => run.latencies)
         rows.push({
           runtime,
           processes: label,
-          operation: kind === 'bare' ? 'bare UPSERT … RETURNING' : 'takeSlot (decision)',
-          perSecond: Math.round(((done - failed) / ms) * 1000),
-          perProcess: Math.round(((done - failed) / ms / count) * 1000),
+          operation: OPERATIONS[kind],
+          perSecond: Math.round(perSecond),
+          perProcess: Math.round(perSecond / count),
+          'CPU µs/op': count === 1 ? Number(median(runs[kind].map((run) => run.cpuMicros / run.done)).toFixed(1)) : '–',
           'p50 ms': percentile(latencies, 0.5),
           'p99 ms': percentile(latencies, 0.99),
-          failed,
+          failed: runs[kind].reduce((sum, run) => sum + run.failed, 0),
         })
       }
+      const perRound = runs.takeSlot.map((run, i) => rate(run) / rate(runs.transaction[i]))
+      const cpuPerRound = count === 1 ? runs.takeSlot.map((run, i) => runs.transaction[i].cpuMicros / runs.transaction[i].done / (run.cpuMicros / run.done)) : undefined
+      ratios.push({
+        client: `${runtime}, ${label}, one file`,
+        decisionsPerSecond: Math.round(median(runs.takeSlot.map(rate))),
+        bareOp: 'bare transaction doing the same writes',
+        barePerSecond: Math.round(median(runs.transaction.map(rate))),
+        ratio: Number(median(perRound).toFixed(3)),
+        ratioRounds: perRound.map((r) => Number(r.toFixed(3))),
+        ...(cpuPerRound ? { cpuRatio: Number(median(cpuPerRound).toFixed(3)) } : {}),
+      })
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
   console.log(
-    `bun-sqlite bench on ${runtime} ${runtime === 'bun' ? globalThis.Bun.version : process.version}, ${ms} ms per figure, ${IN_FLIGHT} calls in flight per process, ` +
+    `bun-sqlite bench on ${runtime} ${runtime === 'bun' ? globalThis.Bun.version : process.version}, ${ms} ms per figure, median of ${rounds} rounds, ` +
       `${availableParallelism()} cores, load average ${loadavg()[0].toFixed(1)}`,
   )
   console.table(rows)
   console.log('failed: decisions that ended in ERR_WR_COORDINATOR; bare statements that threw SQLITE_BUSY (they have no retry).')
+  console.log('decision / bare transaction (rate; CPU: the transaction\'s CPU per op over the decision\'s):')
+  for (const r of ratios) console.log(`  ${r.client}: ${r.ratio}× (rounds ${r.ratioRounds.join(', ')})${r.cpuRatio ? `, CPU ${r.cpuRatio}×` : ''}`)
+  const result = { adapter: 'bun-sqlite', runtime: `${runtime} (${runtime === 'bun' ? 'bun:sqlite' : 'better-sqlite3'})`, rows: ratios, roundTripsPerDecision: 1, roundTripsNote: 'one BEGIN IMMEDIATE transaction per decision (calls waiting together share one)' }
+  console.log(`BENCH_RESULT ${JSON.stringify(result)}`)
 }

@@ -23,13 +23,13 @@ type Row<T> = T | null | undefined
  */
 export function takeCounter(s: Statements, request: CounterRequest): CounterResult {
   const { roomId, scope, minute, limit: requested, previousReported, token } = request
-  const earlier = s.findToken.get(minute, roomId, scope, token) as Row<{ seq: number }>
-  if (earlier != null) return { taken: true, seq: earlier.seq, repeat: true }
-  if (request.epoch !== undefined) markLossAtGrant(s, request)
-  if (refusesWhileRecovering(request, (s.readLost.get(roomId) as Row<{ lostMinute: number }>)?.lostMinute)) {
+  const read = s.decisionReads.get(minute, roomId, scope, token, roomId, minute - 1, roomId, scope) as { earlier: number | null; lostMinute: number | null; previous: number | null }
+  if (read.earlier != null) return { taken: true, seq: read.earlier, repeat: true }
+  const lostMinute = request.epoch === undefined ? (read.lostMinute ?? undefined) : markLossAtGrant(s, request, read.lostMinute ?? undefined)
+  if (refusesWhileRecovering(request, lostMinute)) {
     return { taken: false, seq: (s.readCounter.get(minute, roomId, scope) as Row<{ count: number }>)?.count ?? 0, recovering: true }
   }
-  const previous = previousReported === undefined ? 0 : ((s.readCounter.get(minute - 1, roomId, scope) as Row<{ count: number }>)?.count ?? 0)
+  const previous = previousReported === undefined ? 0 : (read.previous ?? 0)
   const limit = effectiveLimit(requested, previous, previousReported)
   // A limit of 0 must not create the row with count 1, so it never reaches the UPSERT.
   if (limit > 0) {
@@ -47,20 +47,17 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
 /**
  * The file's room is not the state the asking worker knew (its epoch gone or another, its generation below the
  * worker's: `lossAtGrant`): marked in this transaction as a sync's sighting marks it — `R{minute}` in the asking
- * location, the lost minute, the generation moved — so the recovery check right after refuses the grant.
+ * location, the lost minute, the generation moved — so the recovery check right after refuses the grant. Answers
+ * the room's lost minute after it.
  */
-function markLossAtGrant(s: Statements, request: CounterRequest): void {
+function markLossAtGrant(s: Statements, request: CounterRequest, lostMinute: number | undefined): number | undefined {
   const { roomId, minute } = request
   const current = (s.readGeneration.get(roomId) as Row<{ generation: number }>)?.generation ?? 0
-  const stored = {
-    epoch: (s.readEpoch.get(roomId) as Row<RoomEpoch>)?.id,
-    generation: current,
-    lostMinute: (s.readLost.get(roomId) as Row<{ lostMinute: number }>)?.lostMinute,
-  }
-  const loss = lossAtGrant(request, stored)
-  if (!loss) return
+  const loss = lossAtGrant(request, { epoch: (s.readEpoch.get(roomId) as Row<RoomEpoch>)?.id, generation: current, lostMinute })
+  if (!loss) return lostMinute
   addDeltas(s, roomId, request.location!, { [lostStateField(minute)]: 1 })
   if (loss.generation !== current) s.writeGeneration.run(roomId, loss.generation)
+  return minute // the lost minute addDeltas just wrote (lossAtGrant marks only past the one held)
 }
 
 /**

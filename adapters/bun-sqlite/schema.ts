@@ -87,6 +87,15 @@ export function prepareStatements(db: SqliteDatabase, t: Tables) {
        ON CONFLICT (minute, room, scope) DO UPDATE SET count = count + 1 WHERE count < ?
        RETURNING count - 1 AS seq`,
     ),
+    /**
+     * A decision's three reads in one statement step (#16: each step costs the driver's call overhead):
+     * (minute, room, scope, token, room, minute − 1, room, scope) → { earlier, lostMinute, previous }, each null when absent.
+     */
+    decisionReads: sql(
+      `SELECT (SELECT seq FROM ${t.tokens} WHERE minute = ? AND room = ? AND scope = ? AND token = ?) AS earlier,
+       (SELECT lost_minute FROM ${t.recovery} WHERE room = ?) AS lostMinute,
+       (SELECT count FROM ${t.counters} WHERE minute = ? AND room = ? AND scope = ?) AS previous`,
+    ),
     /** (minute, room, scope) → { count } | none */
     readCounter: sql(`SELECT count FROM ${t.counters} WHERE minute = ? AND room = ? AND scope = ?`),
     /** (minute, room, scope, token, seq) */

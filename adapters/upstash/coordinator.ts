@@ -4,7 +4,7 @@
  * counter, then Anywhere) is one round trip and a worker's report merge is another. Works over Upstash's
  * REST API (`@upstash/redis`: Vercel Edge, Cloudflare, Deno) and over TCP (node-redis via `fromNodeRedis`).
  */
-import { ANYWHERE, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
+import { ANYWHERE, DEFAULT_RECOVERY_MINUTES, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
 import { onceRetentionMinutes, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { grantFields, roomKeys, type RoomKeys } from './keys.ts'
@@ -46,8 +46,14 @@ function reportedArg(previousReported: number | undefined): string {
   return previousReported === undefined ? '' : String(previousReported)
 }
 
-/** A recovery window as a script argument: '' when left out (the scripts' default, DEFAULT_RECOVERY_MINUTES). */
-const windowArg = (minutes: number | undefined): string => (minutes === undefined ? '' : String(minutes))
+/**
+ * The recovery window as the scripts take it: the earliest lost minute that refuses a fresh grant of `minute`
+ * (`refusesWhileRecovering`: refused while minute ≤ lost + window), '' for a window of 0 (never refuse).
+ */
+function recoveryArg(minute: number, recoveryMinutes: number | undefined): string {
+  const window = recoveryMinutes ?? DEFAULT_RECOVERY_MINUTES
+  return window > 0 ? String(minute - window) : ''
+}
 
 /** The worker's view of the state for the scripts' grant-time check (scripts.ts `lossSource`): '' for none. */
 const seenArgs = (request: { epoch?: string | undefined; generation?: number | undefined }): [string, string] => [request.epoch ?? '', String(request.generation ?? 0)]
@@ -58,23 +64,21 @@ function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], stri
   const fields = grantFields(minute)
   const anywhere = scope === ANYWHERE
   const kind = anywhere ? (location === undefined ? 'Z' : 'A') : location === undefined ? 'B' : location === scope ? 'L' : 'O'
-  const own = anywhere ? keys.tokens(minute) : keys.location(scope)
+  const own = anywhere ? keys.anywhere(minute) : keys.location(scope)
   const target = location === undefined ? own : keys.location(location)
   const firstField = kind === 'B' || kind === 'O' ? fields.notHere : kind === 'A' ? fields.fromAnywhere : ''
   return [
-    [anywhere ? target : own, keys.tokens(minute), keys.tokens(minute - 1), target, keys.locations, keys.lost, keys.epoch, keys.generation],
+    [anywhere ? target : own, keys.token(minute, request.token), keys.anywhere(minute), keys.anywhere(minute - 1), target, keys.lost, keys.epoch, keys.generation],
     [
-      request.token,
+      newAttempt(),
       String(request.limit),
       reportedArg(request.previousReported),
-      newAttempt(),
       kind,
-      anywhere ? '*' : fields.counter,
-      anywhere ? '*' : grantFields(minute - 1).counter,
+      fields.counter,
+      grantFields(minute - 1).counter,
       firstField,
       kind === 'O' ? fields.fromOther : '',
-      fields.counter,
-      windowArg(request.recoveryMinutes),
+      recoveryArg(minute, request.recoveryMinutes),
       ...seenArgs(location === undefined ? {} : request),
     ],
   ]
@@ -156,17 +160,16 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const { reply, roundTrips } = await runScript(
         redis,
         takeSlotScript,
-        [keys.location(request.location), keys.tokens(request.minute), keys.tokens(request.minute - 1), keys.locations, keys.lost, keys.epoch, keys.generation],
+        [keys.location(request.location), keys.token(request.minute, request.token), keys.anywhere(request.minute), keys.anywhere(request.minute - 1), keys.lost, keys.epoch, keys.generation],
         [
-          request.token,
+          newAttempt(),
           String(request.localLimit),
           String(request.anywhereLimit),
           reportedArg(request.localPreviousReported),
           reportedArg(request.anywherePreviousReported),
-          newAttempt(),
           grantFields(request.minute).counter,
           grantFields(request.minute - 1).counter,
-          windowArg(request.recoveryMinutes),
+          recoveryArg(request.minute, request.recoveryMinutes),
           ...seenArgs(request),
         ],
       )

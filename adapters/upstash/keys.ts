@@ -6,7 +6,9 @@
  * The counters live where the scripts already are, so a decision touches as few keys as possible:
  * - a location's counter of minute m is the field `~c{m}` of that location's hash — the same hash that holds
  *   the location's state, so the grant's count and the state it adds to are one write (see {@link grantFields});
- * - the Anywhere counter of minute m is the field `*` of the minute's token hash, read with the token.
+ * - the Anywhere counter of minute m is a string key of its own, and so is each token's first answer: a
+ *   decision reads both, the token's and the room's lost minute in one MGET, and looking a token up costs
+ *   the same however many the minute granted (a hash of them would be scanned while small, #16).
  * Fields starting with `~` are the adapter's own: the coordinator folds them into the core's fields
  * (`room-state.ts`) and never hands them to the core.
  */
@@ -14,13 +16,15 @@ import { WaitingRoomError } from '../../src/errors.ts'
 import { DRIVER_NAME } from './run-script.ts'
 
 export interface RoomKeys {
-  /** Hash of minute m: ticket id → first answer (`seq:via attempt`), and `*` → the Anywhere count. */
-  tokens(minute: number): string
+  /** The first answer of a ticket id in minute m (`attempt`, `attempt:seq`, `*`-prefixed for Anywhere). */
+  token(minute: number, token: string): string
+  /** The Anywhere counter of minute m: slots it gave. */
+  anywhere(minute: number): string
   /** Hash of count fields for one location, with the location counter's private fields. */
   location(name: string): string
   /** `location(name)` without the name: the sync script builds other locations' keys from it. */
   locationPrefix: string
-  /** Sorted set of the room's locations, scored by their last merge (ms). */
+  /** Sorted set of the room's locations, scored by their last merge (ms). The grant scripts name it from a location hash's key (scripts.ts `claimSource`). */
   locations: string
   /** Marker that a report id was applied. */
   report(id: string): string
@@ -44,7 +48,8 @@ export function roomKeys(prefix: string, roomId: string): RoomKeys {
   const room = `${prefix}:{${roomId}}`
   const locationPrefix = `${room}:l:`
   return {
-    tokens: (minute) => `${room}:t:${minute}`,
+    token: (minute, token) => `${room}:k:${minute}:${token}`,
+    anywhere: (minute) => `${room}:a:${minute}`,
     location: (name) => locationPrefix + name,
     locationPrefix,
     locations: `${room}:locations`,

@@ -36,15 +36,18 @@ describe('upstash storage layout', () => {
     await coordinator.sync(report(roomId, 'SJC', AT, { [`t${MINUTE}`]: 2 }))
     const keys = (await fixture.tcp.keys(`${fixture.prefix}:*`)).filter((key) => key.includes('{layout}')).sort()
     const tag = `${fixture.prefix}:{${roomId}}`
-    expect(keys).toEqual([`${tag}:epoch`, `${tag}:generation`, `${tag}:l:SJC`, `${tag}:locations`, `${tag}:r:report-${reports}`, `${tag}:t:${MINUTE}`])
-    const ttls = await Promise.all(keys.map((key) => fixture.tcp.ttl(key)))
-    // The epoch and the generation never expire (README: persistence); location hash and index: keepMinutes + 2;
-    // report ids: 10 min; the minute's tokens: 5 min.
-    expect(ttls.slice(0, 2)).toEqual([-1, -1])
-    const expected = [720, 720, 600, 300]
-    expect(ttls.slice(2).map((ttl, i) => expected[i]! - ttl >= 0 && expected[i]! - ttl <= 5)).toEqual(expected.map(() => true))
+    const forever = [`${tag}:epoch`, `${tag}:generation`]
+    // Location hash and index: keepMinutes + 2; report ids: 10 min; each ticket's answer and the minute's Anywhere counter: 5 min.
+    const expiring = { [`${tag}:l:SJC`]: 720, [`${tag}:locations`]: 720, [`${tag}:r:report-${reports}`]: 600, [`${tag}:a:${MINUTE}`]: 300, [`${tag}:k:${MINUTE}:a`]: 300, [`${tag}:k:${MINUTE}:b`]: 300 }
+    expect(keys).toEqual([...forever, ...Object.keys(expiring)].sort())
+    // The epoch and the generation never expire (README: persistence).
+    expect(await Promise.all(forever.map((key) => fixture.tcp.ttl(key)))).toEqual([-1, -1])
+    for (const [key, ttl] of Object.entries(expiring)) {
+      const off = ttl - (await fixture.tcp.ttl(key))
+      expect({ key, within5s: off >= 0 && off <= 5 }).toEqual({ key, within5s: true })
+    }
     // Two slots, one per counter, and both admissions in SJC's state.
-    expect(await fixture.tcp.hGetAll(`${tag}:t:${MINUTE}`)).toMatchObject({ '*': '1' })
+    expect(await fixture.tcp.mGet([`${tag}:a:${MINUTE}`, `${tag}:k:${MINUTE}:a`, `${tag}:k:${MINUTE}:b`])).toEqual(['1', expect.stringMatching(/^[0-9a-f]{16}$/), expect.stringMatching(/^\*[0-9a-f]{16}$/)])
     expect(await fixture.tcp.hGetAll(`${tag}:l:SJC`)).toEqual({ [`~c${MINUTE}`]: '1', [`~h${MINUTE}`]: '1', [`t${MINUTE}`]: '2' })
   })
 
@@ -111,5 +114,17 @@ describe('upstash storage layout', () => {
     const view = await coordinator.sync(report(roomId, 'SJC', AT, {}))
     expect(Object.keys(view.locations).sort()).toEqual([...names, 'SJC'].sort())
     expect(view.locations['[1]']?.counts).toEqual({ [`a${MINUTE}`]: 1 })
+  })
+
+  it('lists a location first seen by a grant under its own name, braces and colons included (the index is named from its hash)', async () => {
+    const roomId = 'grant-names'
+    const names = ['{}', 'a}:l:b', '}', 'x{y}z']
+    for (const [i, name] of names.entries()) {
+      expect(await coordinator.takeSlot({ roomId, location: name, minute: MINUTE, localLimit: 1, anywhereLimit: 0, token: `t${i}` })).toMatchObject({ admitted: true })
+    }
+    expect(await coordinator.increment({ roomId, scope: '*', location: 'any}', minute: MINUTE, limit: 1, token: 'u' })).toMatchObject({ taken: true })
+    const view = await coordinator.sync(report(roomId, 'SJC', AT + 1000, {}))
+    expect(Object.keys(view.locations).sort()).toEqual([...names, 'any}', 'SJC'].sort())
+    for (const name of names) expect(view.locations[name]).toEqual({ updatedAt: AT, counts: { [`a${MINUTE}`]: 1, [`n${MINUTE}`]: 1 } })
   })
 })

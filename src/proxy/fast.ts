@@ -11,7 +11,7 @@
 import * as hono from 'hono'
 import type { Context } from 'hono'
 import { admittedPass, type AdmittedPass } from '../room/fast-path.ts'
-import { applyOriginCommand, commandsRevoke, revokeSession } from '../room/pipeline/origin-command.ts'
+import { commandsRevoke, revokeSession } from '../room/pipeline/origin-command.ts'
 import type { Room } from '../room/room.ts'
 import { CF_COMMAND_HEADER, clientResponseHeaderList, COMMAND_HEADER, originRequestHeaders, type HeaderList } from './headers.ts'
 import type { HostMatcher } from './hosts.ts'
@@ -140,32 +140,5 @@ export function rawHeaderOf(raw: HeaderList): (name: string) => string | undefin
       value = value === undefined ? raw[i + 1]! : `${value}${name === 'cookie' ? '; ' : ', '}${raw[i + 1]!}`
     }
     return value
-  }
-}
-
-type FetchHandler = (request: Request, env?: unknown, executionCtx?: never) => Response | Promise<Response>
-
-/**
- * `app.fetch` with the fast path in front (./fast.ts): an admitted request the room has nothing more to
- * do for is forwarded by the same forwarder, without Hono's routing and the room's pipeline; the origin's
- * `revoke` is obeyed as the room does after `next()`. Anything else goes to the app.
- */
-export function fetchFastPath(setup: FastSetup, forward: (c: Context) => Promise<Response>, appFetch: FetchHandler): FetchHandler {
-  const Context = ContextClass
-  if (!Context) return appFetch
-  return (request, env, executionCtx) => {
-    const c = new Context(request, { env, executionCtx })
-    const url = request.url
-    const raw = (env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders
-    const fast = fastForward(setup, c, fetchRequestView(request, url, raw))
-    if (!fast) return appFetch(request, env, executionCtx)
-    c.set('forwarded', fast.forwarded)
-    const answered = forward(c)
-    if (!setup.keepCommand) return answered
-    return answered.then((response) => {
-      c.res = response
-      applyOriginCommand(setup.room, c, fast.pass.ticketId, fast.pass.countedMinute, fast.pass.now)
-      return c.res
-    })
   }
 }

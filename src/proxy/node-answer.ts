@@ -90,3 +90,12 @@ export function streamOf(response: IncomingMessage): ReadableStream<Uint8Array> 
     },
   }, queueing)
 }
+
+/** A Response the proxy made (its 502/504 page) written to the client's ServerResponse. */
+export async function writeResponse(response: Response, outgoing: ServerResponse): Promise<void> {
+  const text = await response.text()
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, name) => (headers[name] = value))
+  outgoing.writeHead(response.status, { ...headers, 'content-length': String(Buffer.byteLength(text)) })
+  outgoing.end(text)
+}

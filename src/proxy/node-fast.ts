@@ -13,10 +13,11 @@ import { request as httpsRequest } from 'node:https'
 import type { Context } from 'hono'
 import { hasHeader } from './headers.ts'
 import { ContextClass, fastClientHeaders, fastForward, fastOriginHeaders, rawHeaderOf, type FastForward, type ProxyFastPath } from './fast.ts'
-import { answerDirectly } from './node-answer.ts'
+import { answerDirectly, writeResponse } from './node-answer.ts'
 import { NODE_AGENTS, pipeIncoming, type Agents } from './node.ts'
 import { declaresBody, OriginTimeout } from './transport.ts'
 import { originFailure } from './failure.ts'
+import { h1Answer, h1PoolOf } from './node-h1.ts'
 
 export interface FastListenerOptions {
   /** A path prefix never forwarded (the CLI's `--admin-path`): requests that may read as under it go the whole way. */
@@ -36,6 +37,7 @@ export function fastListener(fast: ProxyFastPath, listener: RequestListener, opt
   const agents = (fast.transport as { [NODE_AGENTS]?: Agents })[NODE_AGENTS]
   const Context = ContextClass
   if (!agents || !Context) return listener
+  const pool = h1PoolOf(fast)
   return (incoming, outgoing) => {
     const target = incoming.url ?? ''
     const raw = incoming.rawHeaders
@@ -51,6 +53,9 @@ export function fastListener(fast: ProxyFastPath, listener: RequestListener, opt
     const c = new Context(plainRequest(incoming, url), { env: { incoming, outgoing } })
     const forward = fastForward(fast.setup, c, { method: incoming.method!, target, host, proto, header })
     if (!forward) return listener(incoming, outgoing)
+    // Bodiless requests go through the fast path's own client (./h1-pool.ts): node:http's ClientRequest and
+    // IncomingMessage per request cost more than the rest of the proxy. Anything with a body is piped.
+    if (pool && !incoming.headers['content-length'] && !incoming.headers['transfer-encoding'] && !incoming.headers.expect) return h1Answer(fast, pool, c, forward, incoming, outgoing)
     pipe(fast, agents, c, forward, incoming, outgoing)
   }
 }
@@ -118,12 +123,4 @@ function pipe(fast: ProxyFastPath, agents: Agents, c: Context, forward: FastForw
   })
   if (body) pipeIncoming(incoming, request, fail)
   else request.end()
-}
-
-async function writeResponse(response: Response, outgoing: ServerResponse): Promise<void> {
-  const text = await response.text()
-  const headers: Record<string, string> = {}
-  response.headers.forEach((value, name) => (headers[name] = value))
-  outgoing.writeHead(response.status, { ...headers, 'content-length': String(Buffer.byteLength(text)) })
-  outgoing.end(text)
 }

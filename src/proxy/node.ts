@@ -36,6 +36,7 @@ import type { Context } from 'hono'
 import { endToEndHeaders, hasHeader } from './headers.ts'
 import { declaresBody, OriginTimeout, UnforwardableBody, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
 import { TUNNEL, type Tunnel } from './node-upgrade.ts'
+import { EXACT_TRANSPORT } from './h1-pool.ts'
 import { alreadySent, answerDirectly, NULL_BODY, readWhole, serverResponseOf, streamOf } from './node-answer.ts'
 
 export { proxyUpgrades, type UpgradeProxy } from './node-upgrade.ts'
@@ -48,13 +49,14 @@ export interface NodeTransportOptions {
 }
 
 /** The node:http transport; one keep-alive pool per transport. */
-export function nodeTransport(options: NodeTransportOptions = {}): OriginTransport & { readonly [NODE_AGENTS]: Agents } {
+export function nodeTransport(options: NodeTransportOptions = {}): OriginTransport & { readonly [NODE_AGENTS]: Agents; readonly [EXACT_TRANSPORT]: { keepAliveMs: number } } {
   const keepAliveMs = options.keepAliveMs ?? 4000
   if (!Number.isInteger(keepAliveMs) || keepAliveMs < 1) throw new TypeError(`nodeTransport: invalid keepAliveMs ${keepAliveMs}: expected a positive integer of ms`)
   const agentOptions = { keepAlive: true, timeout: keepAliveMs, maxSockets: options.maxSockets ?? Infinity, scheduling: 'lifo' as const }
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) }
   return {
     [NODE_AGENTS]: agents,
+    [EXACT_TRANSPORT]: { keepAliveMs },
     request: (origin, c) => send(origin, c, agents),
     upgrade(origin, c) {
       const tunnel = (c.env as Record<symbol, Tunnel | undefined> | undefined)?.[TUNNEL]

@@ -14,7 +14,8 @@ import type { StatusCode } from 'hono/utils/http-status'
 import { waitingRoom, type RoomHandle, type WaitingRoomVariables } from '../room/middleware.ts'
 import { registeredRoomOf } from '../room/registry.ts'
 import type { Room } from '../room/room.ts'
-import { fetchFastPath, type FastSetup, type ProxyFastPath } from './fast.ts'
+import type { FastSetup, ProxyFastPath } from './fast.ts'
+import { fetchFastPath, h1Forwarder } from './fast-h1.ts'
 import { logOriginError, originFailure } from './failure.ts'
 import { WaitingRoomError } from '../errors.ts'
 import type { WaitingRoomOptions } from '../room/options.ts'
@@ -104,7 +105,8 @@ export function createProxyApp(options: ProxyOptions): Hono<ProxyEnv> & { readon
     clientAddress,
   }
   const fastPath = options.fastPath === false ? undefined : { setup, transport: forward.transport, timeoutMs, onOriginError: forward.onOriginError }
-  if (fastPath) app.fetch = fetchFastPath(setup, forward as (c: Context) => Promise<Response>, app.fetch) as Hono['fetch']
+  // On Bun with an exact transport, the fast path forwards through its own HTTP/1.1 client (./fast-h1.ts).
+  if (fastPath) app.fetch = fetchFastPath(setup, forward as (c: Context) => Promise<Response>, app.fetch, h1Forwarder(forward.transport, originBase, timeoutMs, forward.onOriginError)) as Hono['fetch']
   // The room's handle, so whoever serves the app can flush its counts before shutting down.
   return Object.assign(app, { room: room.room, fastPath })
 }

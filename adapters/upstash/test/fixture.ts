@@ -40,16 +40,17 @@ export async function openRedisFixture(label: string): Promise<RedisFixture> {
 
 /**
  * What a room's counter of `minute` has given, read straight from Redis: a location counter is the field
- * `~c{m}` of the location's hash, the Anywhere counter (`scope` '*') the field `*` of the minute's token hash.
+ * `~c{m}` of the location's hash, the Anywhere counter (`scope` '*') the minute's string key `a:{m}`.
  */
 export async function counterValue(tcp: TestRedis, prefix: string, roomId: string, scope: string, minute: number): Promise<number> {
   const room = `${prefix}:{${roomId}}`
-  const value = scope === '*' ? await tcp.hGet(`${room}:t:${minute}`, '*') : await tcp.hGet(`${room}:l:${scope}`, `~c${minute}`)
+  const value = scope === '*' ? await tcp.get(`${room}:a:${minute}`) : await tcp.hGet(`${room}:l:${scope}`, `~c${minute}`)
   return Number(value ?? 0)
 }
 
-/** How many tickets hold a slot of `minute` in a room (the token hash's fields, less the Anywhere count). */
+/** How many tickets hold a slot of `minute` in a room (one key `k:{m}:{ticket}` each). */
 export async function ticketsWithSlots(tcp: TestRedis, prefix: string, roomId: string, minute: number): Promise<number> {
-  const fields = await tcp.hKeys(`${prefix}:{${roomId}}:t:${minute}`)
-  return fields.filter((field) => field !== '*').length
+  let count = 0
+  for await (const keys of tcp.scanIterator({ MATCH: `${prefix}:{${roomId}}:k:${minute}:*`, COUNT: 1000 })) count += keys.length
+  return count
 }

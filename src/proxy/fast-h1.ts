@@ -1,0 +1,143 @@
+/**
+ * @module
+ * The fast path through the proxy's own HTTP/1.1 client (./h1-pool.ts) behind a fetch-style server (Bun.serve):
+ * an admitted request without a body goes to the origin as one written head, and the origin's answer comes
+ * back as a Response of its status, header lines (rewritten as on the whole path: ./fast.ts) and body bytes
+ * as sent — whole when short, else streamed with the origin's socket paused while the client is slower.
+ */
+import type { Context } from 'hono'
+import { ContextClass, fastClientHeaders, fastForward, fastOriginHeaders, fetchRequestView, type FastForward, type FastSetup } from './fast.ts'
+import { applyOriginCommand } from '../room/pipeline/origin-command.ts'
+import { originFailure } from './failure.ts'
+import { headerListOf, type HeaderList } from './headers.ts'
+import { bunDial } from './h1-dial.ts'
+import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Flow } from './h1-pool.ts'
+import type { H1Head } from './h1.ts'
+import { declaresBody, OriginTimeout, type OriginTransport } from './transport.ts'
+
+/** What the fast path needs to forward through its own client. */
+export interface H1Forwarder {
+  pool: H1Pool
+  timeoutMs: number
+  onOriginError: (error: unknown, request: Request) => void
+}
+
+/**
+ * Bodies of known length up to this size are collected and answered in one piece: one write, no stream. The
+ * node:http transport's bound (./node.ts): an origin that breaks off such a body gets 502 on both, a longer
+ * one a broken body.
+ */
+const WHOLE_BODY_MAX = 16 * 1024
+
+/**
+ * A client for the fast path when the transport forwards exactly (node:http) and this runtime has a socket
+ * the client can use (Bun); the origin must be plain http (https keeps the transport). Else undefined.
+ */
+export function h1Forwarder(transport: OriginTransport, origin: URL, timeoutMs: number, onOriginError: H1Forwarder['onOriginError']): H1Forwarder | undefined {
+  const exact = (transport as { [EXACT_TRANSPORT]?: ExactTransport })[EXACT_TRANSPORT]
+  const dial = exact && origin.protocol === 'http:' ? (exact.dial ?? bunDial()) : undefined
+  if (!dial || !exact) return undefined
+  const host = origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname
+  return { pool: new H1Pool(dial, host, Number(origin.port || 80), exact.keepAliveMs), timeoutMs, onOriginError }
+}
+
+/** Whether the fast path's client takes this request: no body, nothing asking for an interim answer. */
+export function h1Takes(request: Request): boolean {
+  return !declaresBody(request.headers) && !request.headers.has('expect')
+}
+
+/** Forwards `request` (the fast path's yes: `fast`) and answers with the origin's response, or 502/504. */
+export function h1Forward(h1: H1Forwarder, setup: FastSetup, c: Context, fast: FastForward, request: Request): Promise<Response> {
+  const list = fastOriginHeaders(setup, fast, headerListOf(request.headers))
+  return new Promise((resolve) => {
+    let chunks: Uint8Array[] | undefined
+    let controller: ReadableStreamDefaultController<Uint8Array> | undefined
+    let answered = false
+    let done = false
+    let head: H1Head | undefined
+    let clientHeaders: HeaderList | undefined
+    const respond = (body: BodyInit | null): void => {
+      answered = true
+      const pairs: [string, string][] = []
+      for (let i = 0; i + 1 < clientHeaders!.length; i += 2) pairs.push([clientHeaders![i]!, clientHeaders![i + 1]!])
+      resolve(new Response(body, { status: head!.status, statusText: head!.statusText, headers: pairs }))
+    }
+    const flow: H1Flow = h1.pool.request(request.method, fast.path, list, h1.timeoutMs, {
+      head(answer) {
+        head = answer
+        clientHeaders = fastClientHeaders(setup, c, fast, answer.headers)
+        if (answer.length === 0) return respond(null)
+        if (answer.length !== undefined && answer.length <= WHOLE_BODY_MAX) {
+          chunks = []
+          return
+        }
+        respond(new ReadableStream<Uint8Array>({
+          start: (c) => void (controller = c),
+          pull: () => flow.resume(),
+          cancel: () => ((done = true), flow.abort()),
+        }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 })))
+      },
+      data(bytes) {
+        if (chunks) return void chunks.push(bytes)
+        if (done || !controller) return
+        controller.enqueue(bytes)
+        if ((controller.desiredSize ?? 1) <= 0) flow.pause()
+      },
+      end() {
+        if (chunks) return respond((chunks.length === 1 ? chunks[0]! : concat(chunks, head!.length!)) as Uint8Array<ArrayBuffer>)
+        if (!done) controller?.close()
+        done = true
+      },
+      error(error) {
+        if (answered) {
+          // The origin broke off mid-body: the client must see a broken body, not a short one.
+          if (!done) controller?.error(error)
+          done = true
+          return
+        }
+        h1.onOriginError(error, request)
+        const timedOut = error instanceof OriginTimeout
+        resolve(originFailure(c, timedOut ? 504 : 502, timedOut ? 'origin timed out' : 'origin unreachable'))
+      },
+    })
+  })
+}
+
+function concat(chunks: Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(length)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.length
+  }
+  return bytes
+}
+
+type FetchHandler = (request: Request, env?: unknown, executionCtx?: never) => Response | Promise<Response>
+
+/**
+ * `app.fetch` with the fast path in front (./fast.ts): an admitted request the room has nothing more to
+ * do for is forwarded by the same forwarder, without Hono's routing and the room's pipeline; the origin's
+ * `revoke` is obeyed as the room does after `next()`. Anything else goes to the app.
+ */
+export function fetchFastPath(setup: FastSetup, forward: (c: Context) => Promise<Response>, appFetch: FetchHandler, h1?: H1Forwarder): FetchHandler {
+  const Context = ContextClass
+  if (!Context) return appFetch
+  return (request, env, executionCtx) => {
+    const c = new Context(request, { env, executionCtx })
+    const url = request.url
+    const raw = (env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders
+    const fast = fastForward(setup, c, fetchRequestView(request, url, raw))
+    if (!fast) return appFetch(request, env, executionCtx)
+    // The fast path's own client where it has one (Bun): it obeys the origin's commands itself (fastClientHeaders).
+    if (h1 && h1Takes(request)) return h1Forward(h1, setup, c, fast, request)
+    c.set('forwarded', fast.forwarded)
+    const answered = forward(c)
+    if (!setup.keepCommand) return answered
+    return answered.then((response) => {
+      c.res = response
+      applyOriginCommand(setup.room, c, fast.pass.ticketId, fast.pass.countedMinute, fast.pass.now)
+      return c.res
+    })
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * @module
+ * The fast path's own HTTP/1.1 client: keep-alive connections to the origin, a request written as one
+ * head (the client's header lines in their order and case, as ./headers.ts built them) and the answer
+ * read with ./h1.ts — no ClientRequest, IncomingMessage or stream objects per request. Runtime-neutral:
+ * the socket comes from a dialer, found at run time (`bunDial`: Bun.connect; ./node-dial.ts: node:net).
+ * Used only for requests without a body; anything else takes the transport's path.
+ */
+import { H1ProtocolError, H1Reader, requestHead, type H1Head } from './h1.ts'
+import type { HeaderList } from './headers.ts'
+import { OriginTimeout } from './transport.ts'
+
+/** A connected socket, as the pool uses it. */
+export interface H1Socket {
+  write(data: string | Uint8Array): void
+  pause(): void
+  resume(): void
+  destroy(): void
+}
+
+/** What a dialer reports about a socket. `close` comes once, with the error if there was one. */
+export interface H1SocketEvents {
+  data(bytes: Uint8Array): void
+  close(error?: unknown): void
+}
+
+export type H1Dial = (host: string, port: number, events: H1SocketEvents) => Promise<H1Socket>
+
+/** The answer's side: the head once, then its body's bytes and its end, or an error at any point. */
+export interface H1Answer {
+  head(head: H1Head): void
+  data(bytes: Uint8Array): void
+  end(): void
+  error(error: unknown): void
+}
+
+/** Pauses and resumes an answer's body (the client is slower than the origin), or drops it. */
+export interface H1Flow {
+  pause(): void
+  resume(): void
+  abort(): void
+}
+
+/** Marks a transport whose requests reach the origin exactly (node:http): the fast path's client may stand in for it. */
+export const EXACT_TRANSPORT: unique symbol = Symbol('hono-waiting-room.exact-transport')
+
+/** What an exact transport tells the fast path: its idle time, and a socket to use instead of the runtime's (tests: node:net). */
+export interface ExactTransport {
+  keepAliveMs: number
+  dial?: H1Dial | undefined
+}
+
+interface Connection {
+  socket: H1Socket | undefined
+  reader: H1Reader | undefined
+  answer: H1Answer | undefined
+  /** Whether bytes of the current answer arrived (a reused connection closed before any may be retried). */
+  heard: boolean
+  /** Paused for the current answer's client; resumed before the connection is reused. */
+  paused: boolean
+  idleSince: number
+  /** When the origin's answer is due (its head), ms since the epoch; 0 once it came. */
+  deadline: number
+  timeoutMs: number
+  retry: (() => void) | undefined
+}
+
+/** The reader's events for a connection: its answer's, the end read from the reader once a feed is done (onData). */
+const READER_EVENTS = (c: Connection) => ({
+  head: (head: H1Head) => {
+    c.deadline = 0
+    c.answer?.head(head)
+  },
+  data: (bytes: Uint8Array) => c.answer?.data(bytes),
+  end: () => {},
+})
+
+export class H1Pool {
+  private readonly idle: Connection[] = []
+  private sweeper: ReturnType<typeof setInterval> | undefined
+  /** Connections waiting for an answer's head, checked by one timer per pool (a timer per request costs more than the rest of a request's work on Bun). */
+  private readonly waiting = new Set<Connection>()
+  private watch: ReturnType<typeof setInterval> | undefined
+
+  constructor(
+    private readonly dial: H1Dial,
+    private readonly host: string,
+    private readonly port: number,
+    private readonly keepAliveMs: number,
+  ) {}
+
+  /** Sends a bodiless request; the answer's callbacks follow. */
+  request(method: string, path: string, headers: HeaderList, timeoutMs: number, answer: H1Answer): H1Flow {
+    const head = requestHead(method, path, headers)
+    let current: Connection | undefined
+    const send = (c: Connection): void => {
+      c.socket!.write(head)
+      this.expectBy(c, timeoutMs)
+    }
+    const begin = (c: Connection, reused: boolean): void => {
+      current = c
+      c.reader = new H1Reader(READER_EVENTS(c), method)
+      c.answer = answer
+      c.heard = false
+      // Sent again only where no origin can have acted on it: idempotent, on a kept-alive connection that closed before a byte of answer.
+      c.retry = reused && (method === 'GET' || method === 'HEAD') ? () => begin(this.connect(send), false) : undefined
+      if (c.socket) send(c)
+    }
+    const idle = this.idle.pop()
+    if (idle) begin(idle, true)
+    else begin(this.connect(send), false)
+    return {
+      // Only while the connection still carries this answer: back in the pool it may carry another's.
+      pause: () => {
+        if (current?.answer !== answer || !current.socket) return
+        current.paused = true
+        current.socket.pause()
+      },
+      resume: () => {
+        if (current?.answer !== answer || !current.paused) return
+        current.paused = false
+        current.socket?.resume()
+      },
+      abort: () => {
+        if (current?.answer !== answer) return
+        current.answer = undefined
+        this.drop(current)
+      },
+    }
+  }
+
+  /** A new connection; `opened` runs once it is connected (the request is set on it by then). */
+  private connect(opened: (c: Connection) => void): Connection {
+    const c: Connection = { socket: undefined, reader: undefined, answer: undefined, heard: false, paused: false, idleSince: 0, deadline: 0, timeoutMs: 0, retry: undefined }
+    this.dial(this.host, this.port, {
+      data: (bytes) => this.onData(c, bytes),
+      close: (error) => this.onClose(c, error),
+    }).then(
+      (socket) => {
+        c.socket = socket
+        if (c.answer) opened(c)
+        else socket.destroy()
+      },
+      (error) => this.fail(c, error),
+    )
+    return c
+  }
+
+  private onData(c: Connection, bytes: Uint8Array): void {
+    const { reader, answer } = c
+    if (!reader || !answer) return this.drop(c) // bytes nobody asked for: the connection is not to be trusted
+    c.heard = true
+    try {
+      reader.feed(bytes)
+    } catch (error) {
+      return this.fail(c, error)
+    }
+    if (!reader.complete) return
+    c.answer = undefined
+    c.reader = undefined
+    if (reader.reusable) this.release(c)
+    else this.drop(c)
+    answer.end()
+  }
+
+  private onClose(c: Connection, error: unknown): void {
+    c.socket = undefined
+    const index = this.idle.indexOf(c)
+    if (index !== -1) this.idle.splice(index, 1)
+    const { reader, answer } = c
+    if (!reader || !answer) return
+    if (!c.heard && c.retry) {
+      c.deadline = 0
+      const retry = c.retry
+      c.answer = undefined
+      return retry()
+    }
+    try {
+      reader.close()
+    } catch (closed) {
+      return this.fail(c, error ?? closed)
+    }
+    c.answer = undefined
+    answer.end()
+  }
+
+  private fail(c: Connection, error: unknown): void {
+    const answer = c.answer
+    c.answer = undefined
+    c.reader = undefined
+    this.drop(c)
+    answer?.error(error instanceof Error ? error : new H1ProtocolError(String(error)))
+  }
+
+  private drop(c: Connection): void {
+    c.deadline = 0
+    this.waiting.delete(c)
+    const socket = c.socket
+    c.socket = undefined
+    socket?.destroy()
+  }
+
+  /** The origin has `timeoutMs` from now to send its answer's head, checked every tenth of it (at least every 10 ms, at most every second): late by that much at most. */
+  private expectBy(c: Connection, timeoutMs: number): void {
+    c.deadline = Date.now() + timeoutMs
+    c.timeoutMs = timeoutMs
+    this.waiting.add(c)
+    if (this.watch) return
+    this.watch = setInterval(() => this.check(), Math.min(1000, Math.max(10, timeoutMs / 10)))
+    ;(this.watch as { unref?: () => void }).unref?.()
+  }
+
+  private check(): void {
+    const now = Date.now()
+    for (const c of this.waiting) {
+      if (c.deadline === 0) this.waiting.delete(c)
+      else if (c.deadline <= now) this.fail(c, new OriginTimeout(c.timeoutMs))
+    }
+    if (this.waiting.size === 0) {
+      clearInterval(this.watch)
+      this.watch = undefined
+    }
+  }
+
+  private release(c: Connection): void {
+    // The last bytes of an answer may have paused it (the client was slow): the next answer must be read.
+    if (c.paused) {
+      c.paused = false
+      c.socket?.resume()
+    }
+    c.idleSince = Date.now()
+    this.idle.push(c)
+    // Idle connections older than keepAliveMs are closed, checked a few times per period: one timer per pool, not per request.
+    this.sweeper ??= setInterval(() => this.sweep(), Math.max(250, this.keepAliveMs / 4))
+    ;(this.sweeper as { unref?: () => void }).unref?.()
+  }
+
+  private sweep(): void {
+    const oldest = Date.now() - this.keepAliveMs
+    while (this.idle.length > 0 && this.idle[0]!.idleSince < oldest) this.drop(this.idle.shift()!)
+    if (this.idle.length === 0) {
+      clearInterval(this.sweeper)
+      this.sweeper = undefined
+    }
+  }
+}
