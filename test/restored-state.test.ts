@@ -7,74 +7,14 @@
  * Generated fleets, backup points, lags and restarts, on SQLite (better-sqlite3; `bun test` runs the adapter
  * half in the conformance suite) and Redis (its own key prefix).
  */
-import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sqliteCoordinator } from '../adapters/bun-sqlite/index.ts'
-import { fromNodeRedis, upstashCoordinator } from '../adapters/upstash/index.ts'
-import { connectTestRedis, deleteKeys, testPrefix, type TestRedis } from '../adapters/upstash/test/redis.ts'
-import type { Coordinator } from '../src/coordination/coordinator.ts'
+import { restorableRedis, restorableSqlite, type Restorable } from './support/losable.ts'
 import { worker, START } from './breaker/harness.ts'
 
-/** A backend whose state can be copied and the copy put back later; `coordinator` stays the fleet's. */
-interface Restorable {
-  coordinator: Coordinator
-  backup(): Promise<void>
-  restore(): Promise<void>
-}
-
-/** A SQLite database copied (serialized) and the copy opened in its place. */
-function sqlite(): Restorable {
-  let db = new Database(':memory:')
-  let inner = sqliteCoordinator(db)
-  let copy: Buffer | undefined
-  const coordinator: Coordinator = {
-    name: 'sqlite',
-    increment: (r) => inner.increment(r),
-    takeSlot: (r) => inner.takeSlot!(r),
-    sync: (r) => inner.sync(r),
-  }
-  return {
-    coordinator,
-    backup: async () => void (copy = db.serialize()),
-    restore: async () => {
-      db = new Database(copy!)
-      inner = sqliteCoordinator(db)
-    },
-  }
-}
-
-let redis: TestRedis
-const prefixes: string[] = []
-/** Redis: every key of the room copied aside, and later put back in place of the live ones. */
-function redisBackend(): Restorable {
-  const prefix = testPrefix('restored')
-  prefixes.push(prefix, `bak-${prefix}`)
-  const keys = async (under: string): Promise<string[]> => {
-    const found: string[] = []
-    for await (const batch of redis.scanIterator({ MATCH: `${under}:*`, COUNT: 1000 })) found.push(...batch)
-    return found
-  }
-  return {
-    coordinator: upstashCoordinator(fromNodeRedis(redis), { prefix }),
-    backup: async () => {
-      await deleteKeys(redis, `bak-${prefix}`)
-      for (const key of await keys(prefix)) await redis.copy(key, `bak-${key}`)
-    },
-    restore: async () => {
-      await deleteKeys(redis, prefix)
-      for (const key of await keys(`bak-${prefix}`)) await redis.copy(key, key.slice(4))
-    },
-  }
-}
-
-beforeAll(async () => {
-  redis = await connectTestRedis()
-})
-afterAll(async () => {
-  for (const prefix of prefixes) await deleteKeys(redis, prefix)
-  await redis.close()
-})
+const redis = restorableRedis('restored')
+beforeAll(() => redis.connect())
+afterAll(() => redis.close())
 
 const ROOM = { totalActiveUsers: 3, newUsersPerMinute: 100, sessionDurationMinutes: 30, syncIntervalMs: 0 }
 
@@ -125,7 +65,7 @@ async function admittedAfterRestore(backend: Restorable, c: Case): Promise<numbe
   return admitted
 }
 
-const backends: [string, () => Restorable][] = [['SQLite (better-sqlite3)', sqlite], ['Redis', redisBackend]]
+const backends: [string, () => Restorable][] = [['SQLite (better-sqlite3)', restorableSqlite], ['Redis', () => redis.make()]]
 
 describe('an older copy of the state put back is noticed', () => {
   for (const [name, backend] of backends) {

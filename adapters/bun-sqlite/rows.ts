@@ -5,6 +5,7 @@
  * into the shape the core merges, with the room's epoch.
  */
 import { admissionDeltas, effectiveLimit, refusesWhileRecovering, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
+import { lossAtGrant } from '../../src/coordination/grant-loss.ts'
 import { changesState, fieldMinute, lostMinuteIn, lostStateField, newEpoch, nextGeneration } from '../../src/coordination/state.ts'
 import type { EpochMarker } from './epoch-marker.ts'
 import { minuteOf } from '../../src/clock.ts'
@@ -24,7 +25,8 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
   const { roomId, scope, minute, limit: requested, previousReported, token } = request
   const read = s.decisionReads.get(minute, roomId, scope, token, roomId, minute - 1, roomId, scope) as { earlier: number | null; lostMinute: number | null; previous: number | null }
   if (read.earlier != null) return { taken: true, seq: read.earlier, repeat: true }
-  if (refusesWhileRecovering(request, read.lostMinute ?? undefined)) {
+  const lostMinute = request.epoch === undefined ? (read.lostMinute ?? undefined) : markLossAtGrant(s, request, read.lostMinute ?? undefined)
+  if (refusesWhileRecovering(request, lostMinute)) {
     return { taken: false, seq: (s.readCounter.get(minute, roomId, scope) as Row<{ count: number }>)?.count ?? 0, recovering: true }
   }
   const previous = previousReported === undefined ? 0 : (read.previous ?? 0)
@@ -40,6 +42,22 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
   }
   const current = s.readCounter.get(minute, roomId, scope) as Row<{ count: number }>
   return { taken: false, seq: current?.count ?? 0 }
+}
+
+/**
+ * The file's room is not the state the asking worker knew (its epoch gone or another, its generation below the
+ * worker's: `lossAtGrant`): marked in this transaction as a sync's sighting marks it — `R{minute}` in the asking
+ * location, the lost minute, the generation moved — so the recovery check right after refuses the grant. Answers
+ * the room's lost minute after it.
+ */
+function markLossAtGrant(s: Statements, request: CounterRequest, lostMinute: number | undefined): number | undefined {
+  const { roomId, minute } = request
+  const current = (s.readGeneration.get(roomId) as Row<{ generation: number }>)?.generation ?? 0
+  const loss = lossAtGrant(request, { epoch: (s.readEpoch.get(roomId) as Row<RoomEpoch>)?.id, generation: current, lostMinute })
+  if (!loss) return lostMinute
+  addDeltas(s, roomId, request.location!, { [lostStateField(minute)]: 1 })
+  if (loss.generation !== current) s.writeGeneration.run(roomId, loss.generation)
+  return minute // the lost minute addDeltas just wrote (lossAtGrant marks only past the one held)
 }
 
 /**

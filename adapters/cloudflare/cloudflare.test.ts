@@ -58,6 +58,7 @@ coordinatorConformance({ describe, it, expect, beforeAll, afterAll }, {
   syncsToPropagate: 1,
   propagationStepMs: 1000,
   marksReachLocationsOnExchange: true,
+  epochAtGrantFromExchange: true,
 })
 
 describe('cloudflare Durable Objects: beyond the suite', () => {

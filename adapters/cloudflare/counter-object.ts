@@ -34,7 +34,8 @@ import {
   type SlotResult,
 } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import { lostMinuteIn, lostMinuteInState, newEpoch, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
+import { lostMinuteIn, lostMinuteInState, lostStateField, newEpoch, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
+import { lossAtGrant } from '../../src/coordination/grant-loss.ts'
 import { SqlGrantLog } from './grant-log.ts'
 import { LocationStage, type Claim, type Exchange } from './location-stage.ts'
 import { MinuteCounters } from './minute-counters.ts'
@@ -161,8 +162,10 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
   async #take(request: CounterRequest, route: ObjectRoute | undefined): Promise<CounterResult> {
     // The stage first: a misrouted request fails before it takes anything.
     const stage = request.location === undefined ? undefined : this.#stageFor(request.location)
+    const marked = this.#markLossAtGrant(request)
     const recovering = request.location !== undefined && refusesWhileRecovering(request, this.#lostMinute())
     const result = this.#minuteCounters().take(request.minute, request.limit, request.token, request.previousReported, recovering)
+    if (marked) await this.#granted(request, route) // the alarm that takes the mark to the global object
     if (!result.taken || result.repeat) return result
     stage?.grant(request.minute, admissionDeltas(request))
     await this.#granted(request, route)
@@ -177,6 +180,7 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     const { location, ...bare } = request
     // Refused here, before asking: `room:*` knows of no loss (a retry of an Anywhere slot held from before the
     // mark is refused too — its slot stays counted, an over-count).
+    if (this.#markLossAtGrant(request)) await this.#granted(request, route)
     if (refusesWhileRecovering(request, this.#lostMinute())) return { taken: false, seq: 0, recovering: true }
     const result = await this.#peer<CounterObjectRpc>(route.counters, route).call(
       counterObjectName(request.roomId, request.scope),
@@ -209,6 +213,21 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     const global = this.#peer<GlobalObjectRpc>(route.global, route)
     const name = globalObjectName(roomId)
     return (keys, reportId, now, retention) => global.call(name, 'claim', (stub) => stub.claim(keys, reportId, now, retention), route)
+  }
+
+  /**
+   * A worker that knew another epoch than this colo's last exchange answered (`lossAtGrant`): the room's state was
+   * replaced since that worker's last sync. Marked here as a report's `R{m}` is — in the stage (and its log) and
+   * the lost minute — so this colo's grants refuse at once and the others at their next exchange. Only what the
+   * object holds is compared: the epoch of its last exchange (none since a (re)start until one: nothing checked;
+   * the global object is not asked per grant), and no generation (Durable Objects keep none). True when marked.
+   */
+  #markLossAtGrant(request: CounterRequest): boolean {
+    const epoch = this.#stage?.epoch?.id
+    if (epoch === undefined || !lossAtGrant(request, { epoch, lostMinute: this.#lostMinute() })) return false
+    this.#stageFor(request.location!).grant(request.minute, { [lostStateField(request.minute)]: 1 })
+    this.#noteLost(request.minute)
+    return true
   }
 
   #lostMinute(): number | undefined {

@@ -13,7 +13,7 @@
  */
 import { LocationAggregator } from '../../src/coordination/aggregator.ts'
 import { MINUTE_MS, minuteOf } from '../../src/clock.ts'
-import { emptyRoomState, OnceRegistry, onceRetentionMinutes, type LocationState, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
+import { emptyRoomState, OnceRegistry, onceRetentionMinutes, type LocationState, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { MemoryGrantLog, type GrantLog, type GrantMark } from './grant-log.ts'
 
 /** The global object's answer: every location, and the grant mark its copy of the asking location holds. */
@@ -82,6 +82,11 @@ export class LocationStage {
     this.grants.record(minute, deltas)
     this.#dirty = true
     this.#knownAt = Math.max(this.#knownAt, minute * MINUTE_MS)
+  }
+
+  /** The room's epoch as of the last exchange (none before this stage's first one since a (re)start). */
+  get epoch(): RoomEpoch | undefined {
+    return this.#view.epoch
   }
 
   /** Newest time seen on the reports' clock. */

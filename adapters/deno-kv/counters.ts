@@ -16,6 +16,10 @@
  * the same getMany and checked by the commit: a fresh grant is refused while the room recovers
  * (`refusesWhileRecovering`), and a mark landing before the commit sends the round around the loop.
  *
+ * A request carrying its worker's epoch (and generation) has them compared with the room's, read in the same
+ * getMany: a state lost or put back since that worker's last sync is marked first (generation.ts `markedLoss`), and
+ * the round reads again, so the recovery check refuses; the commit checks the epoch's versionstamp too.
+ *
  * A fresh grant (not a repeat) of a request with a `location` adds `admissionDeltas` to that location's
  * state keys in the same commit, with `sum` (no read, no check of its own): the counter's check guards the
  * whole commit, so the slot and its count land together or not at all — never one without the other.
@@ -29,6 +33,7 @@ import { minuteStart } from '../../src/clock.ts'
 import { admissionDeltas, COUNTER_TTL_MINUTES, effectiveLimit, refusesWhileRecovering, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
 import { roomKeys, type RoomKeys } from './keys.ts'
+import { markedLoss } from './generation.ts'
 import { backoff, DRIVER_NAME, MAX_GET_MANY, MAX_MUTATIONS, retryBusy, type KvAtomic, type KvEntryMaybe, type KvKey, type KvLike } from './kv.ts'
 
 export interface CounterSettings {
@@ -109,15 +114,21 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
   const previousKey = requests.some((request) => request.previousReported !== undefined) ? keys.counter(scope, minute - 1) : undefined
   const tokens = [...new Set(requests.map((request) => request.token))]
   const tokenKeys = tokens.map((token) => keys.token(scope, minute, token))
+  // The room's epoch and generation, read when a request carries the worker's (`lossAtGrant`).
+  const stateKeys = requests.some((request) => request.epoch !== undefined) ? [keys.epoch, keys.generation] : []
+  const heads = [counterKey, keys.lost, ...(previousKey ? [previousKey] : []), ...stateKeys]
 
   for (let attempt = 1; ; attempt++) {
-    const entries = await retryBusy('reading a counter', settings.maxAttempts, () => readRound(kv, counterKey, previousKey, keys.lost, tokenKeys))
+    const entries = await retryBusy('reading a counter', settings.maxAttempts, () => readRound(kv, heads, tokenKeys))
     const counter = entries[0]!
     const lostEntry = entries[1]!
     const lostMinute = lostEntry.value === null ? undefined : Number((lostEntry.value as { value: bigint }).value)
     const previousEntry = previousKey ? entries[2]! : undefined
-    const tokenEntries = entries.slice(previousKey ? 3 : 2)
+    const [epochEntry, generationEntry] = stateKeys.length > 0 ? entries.slice(heads.length - 2, heads.length) : []
+    const tokenEntries = entries.slice(heads.length)
     const previous = previousEntry ? counterValue(previousEntry) : 0
+    const marked = epochEntry && generationEntry && (await markedLoss(kv, keys, requests, lostMinute, epochEntry, generationEntry, lostEntry, settings))
+    if (marked && attempt < settings.maxAttempts) continue
     const earlier = new Map<string, number>()
     tokenEntries.forEach((entry, i) => {
       if (typeof entry.value === 'number') earlier.set(tokens[i]!, entry.value)
@@ -138,11 +149,15 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
     // Nothing to write: repeats are facts, and a full counter stays full (counts only grow, and minute − 1
     // growing only lowers the effective limit).
     if (takenNow.size === 0) return results
+    if (marked) throw contended(roomId, scope, minute, attempt)
 
     const commit = () => {
       // The lost minute too: a loss marked between the read and this commit sends the round around the loop.
       const op = kv.atomic().check({ key: counterKey, versionstamp: counter.versionstamp }).check({ key: keys.lost, versionstamp: lostEntry.versionstamp })
       if (previousEntry) op.check({ key: previousEntry.key, versionstamp: previousEntry.versionstamp })
+      // The epoch as compared: a state emptied or replaced meanwhile sends the round around the loop. (Not the
+      // generation: every report advances it, and every grant would race every report.)
+      if (epochEntry) op.check({ key: keys.epoch, versionstamp: epochEntry.versionstamp })
       op.set(counterKey, next, { expireIn: EXPIRE_IN_MS })
       for (const [token, seq] of takenNow) op.set(keys.token(scope, minute, token), seq, { expireIn: EXPIRE_IN_MS })
       addAdmissions(op, keys, granted)
@@ -151,16 +166,17 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
     // Committing again while the file is busy is safe: the same check still guards it.
     const { ok } = await retryBusy(`taking a slot of ${scope}/${minute}`, settings.maxAttempts, commit)
     if (ok) return results
-    if (attempt >= settings.maxAttempts) {
-      throw new WaitingRoomError(
-        'ERR_WR_COORDINATOR',
-        `${DRIVER_NAME}: counter ${scope}/${minute} of room ${roomId} was still contended after ${attempt} attempts; ` +
-          'raise the maxAttempts option or spread load over more locations',
-      )
-    }
+    if (attempt >= settings.maxAttempts) throw contended(roomId, scope, minute, attempt)
     await backoff(attempt)
   }
 }
+
+const contended = (roomId: string, scope: string, minute: number, attempt: number): WaitingRoomError =>
+  new WaitingRoomError(
+    'ERR_WR_COORDINATOR',
+    `${DRIVER_NAME}: counter ${scope}/${minute} of room ${roomId} was still contended after ${attempt} attempts; ` +
+      'raise the maxAttempts option or spread load over more locations',
+  )
 
 /**
  * Sums the fresh grants' `admissionDeltas` into their locations' state, one `sum` per (location, field),
@@ -182,15 +198,14 @@ function addAdmissions(op: KvAtomic, keys: RoomKeys, granted: CounterRequest[]):
 }
 
 /**
- * Reads the counter, the room's lost minute, minute − 1's counter when asked, and the round's tokens strongly. The counters come
- * first, with as many tokens as fit in one getMany; later token chunks are read after them. That is
+ * Reads strongly the counter, the room's lost minute, minute − 1's counter when asked, the room's epoch and
+ * generation when asked (`counterKeys`), and the round's tokens. The counters come first, with as many tokens as fit in one getMany; later token chunks are read after them. That is
  * consistent: a token is only ever written together with its counter under a check on the counter's
  * versionstamp, so any token that appeared after the counter was read also changed the counter, and then
  * this round's commit fails and reads again.
  */
-async function readRound(kv: KvLike, counterKey: KvKey, previousKey: KvKey | undefined, lostKey: KvKey, tokenKeys: KvKey[]): Promise<KvEntryMaybe[]> {
+async function readRound(kv: KvLike, counterKeys: KvKey[], tokenKeys: KvKey[]): Promise<KvEntryMaybe[]> {
   const strong = { consistency: 'strong' } as const
-  const counterKeys = previousKey ? [counterKey, lostKey, previousKey] : [counterKey, lostKey]
   const inFirst = MAX_GET_MANY - counterKeys.length
   const first = await kv.getMany([...counterKeys, ...tokenKeys.slice(0, inFirst)], strong)
   const rest: Promise<readonly KvEntryMaybe[]>[] = []

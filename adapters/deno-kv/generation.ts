@@ -12,11 +12,28 @@
  * - another epoch (or none: the state is gone): the worker knew a state this one replaced. Marked the same way,
  *   with no jump, before this sync's answer can show any worker an unmarked new state.
  * Compared before the report is applied, because applying it advances the generation.
+ *
+ * A grant compares the same way (`markedLoss`, from the counters' round): the epoch and generation of the worker
+ * asking, read in the round's strong getMany, and a mismatch marked by the same mutations ({@link addLossMark}).
  */
-import { minuteOf } from '../../src/clock.ts'
+import { minuteOf, minuteStart } from '../../src/clock.ts'
 import { lostStateField, type RoomEpoch, type WorkerReport } from '../../src/coordination/state.ts'
+import type { CounterRequest } from '../../src/coordination/coordinator.ts'
+import { lossAtGrant } from '../../src/coordination/grant-loss.ts'
 import type { RoomKeys } from './keys.ts'
-import { backoff, retryBusy, type KvEntryMaybe, type KvLike } from './kv.ts'
+import { backoff, retryBusy, type KvAtomic, type KvEntryMaybe, type KvLike } from './kv.ts'
+
+/**
+ * Adds a loss mark to a commit: `R{minute}` in the location, the room's lost minute (that grants read), the
+ * location's `@updated`, and the generation moved to `jumpTo` (past a sighting of an older copy) or by one.
+ * The caller's checks (on the generation, or the counter's) guard it. Used by a sync's sighting and by a grant
+ * that finds the state lost (counters.ts).
+ */
+export function addLossMark(op: KvAtomic, keys: RoomKeys, location: string, minute: number, at: number, jumpTo?: number): KvAtomic {
+  op.sum(keys.field(location, lostStateField(minute)), 1n).max(keys.lost, BigInt(minute))
+  op.max(keys.updatedAt(location), BigInt(Math.max(0, Math.floor(at))))
+  return jumpTo === undefined ? op.sum(keys.generation, 1n) : op.max(keys.generation, BigInt(jumpTo))
+}
 
 /** The stored generation of an entry read back (absent: 0). */
 export function generationOf(entry: { value: unknown }): number {
@@ -41,14 +58,39 @@ export async function markSighting(kv: KvLike, keys: RoomKeys, report: WorkerRep
     const minute = minuteOf(report.at)
     const mark = () => {
       const op = kv.atomic().check({ key: keys.generation, versionstamp: generationEntry.versionstamp })
-      op.sum(keys.field(report.location, lostStateField(minute)), 1n).max(keys.lost, BigInt(minute))
-      op.max(keys.updatedAt(report.location), BigInt(Math.max(0, Math.floor(report.at))))
-      if (sameEpoch) op.max(keys.generation, BigInt(seen.generation + 1))
-      else op.sum(keys.generation, 1n)
-      return op.commit()
+      return addLossMark(op, keys, report.location, minute, report.at, sameEpoch ? seen.generation + 1 : undefined).commit()
     }
     // Given up after maxAttempts conflicts: the other reports that kept winning compare the same way.
     if ((await retryBusy('marking the room recovering', maxAttempts, mark)).ok || attempt >= maxAttempts) return
     await backoff(attempt)
   }
+}
+
+/**
+ * The first request of the round whose worker knew another state than the stored one (`lossAtGrant`: the epoch
+ * absent or another, the generation below the worker's) marks the loss, as a sync's sighting does, in one commit
+ * checked on what was compared. True when that commit landed or lost a race: the round reads again, and the
+ * recovery check then refuses its grants.
+ */
+export async function markedLoss(
+  kv: KvLike,
+  keys: RoomKeys,
+  requests: CounterRequest[],
+  lostMinute: number | undefined,
+  epochEntry: KvEntryMaybe,
+  generationEntry: KvEntryMaybe,
+  lostEntry: KvEntryMaybe,
+  settings: { maxAttempts: number },
+): Promise<boolean> {
+  const stored = { epoch: (epochEntry.value as Partial<RoomEpoch> | null)?.id, generation: generationOf(generationEntry), lostMinute }
+  for (const request of requests) {
+    const loss = lossAtGrant(request, stored)
+    if (!loss) continue
+    const op = kv.atomic().check(epochEntry, generationEntry, lostEntry)
+    const mark = () => addLossMark(op, keys, request.location!, request.minute, minuteStart(request.minute), loss.generation).commit()
+    const { ok } = await retryBusy('marking the room recovering', settings.maxAttempts, mark)
+    if (!ok) await backoff(1)
+    return true
+  }
+  return false
 }

@@ -55,6 +55,9 @@ function recoveryArg(minute: number, recoveryMinutes: number | undefined): strin
   return window > 0 ? String(minute - window) : ''
 }
 
+/** The worker's view of the state for the scripts' grant-time check (scripts.ts `lossSource`): '' for none. */
+const seenArgs = (request: { epoch?: string | undefined; generation?: number | undefined }): [string, string] => [request.epoch ?? '', String(request.generation ?? 0)]
+
 /** The increment script's keys and arguments: where the grant's admission is counted (see the script). */
 function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], string[]] {
   const { scope, location, minute } = request
@@ -65,7 +68,7 @@ function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], stri
   const target = location === undefined ? own : keys.location(location)
   const firstField = kind === 'B' || kind === 'O' ? fields.notHere : kind === 'A' ? fields.fromAnywhere : ''
   return [
-    [anywhere ? target : own, keys.token(minute, request.token), keys.anywhere(minute), keys.anywhere(minute - 1), target, keys.lost],
+    [anywhere ? target : own, keys.token(minute, request.token), keys.anywhere(minute), keys.anywhere(minute - 1), target, keys.lost, keys.epoch, keys.generation],
     [
       newAttempt(),
       String(request.limit),
@@ -76,6 +79,7 @@ function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], stri
       firstField,
       kind === 'O' ? fields.fromOther : '',
       recoveryArg(minute, request.recoveryMinutes),
+      ...seenArgs(location === undefined ? {} : request),
     ],
   ]
 }
@@ -156,7 +160,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const { reply, roundTrips } = await runScript(
         redis,
         takeSlotScript,
-        [keys.location(request.location), keys.token(request.minute, request.token), keys.anywhere(request.minute), keys.anywhere(request.minute - 1), keys.lost],
+        [keys.location(request.location), keys.token(request.minute, request.token), keys.anywhere(request.minute), keys.anywhere(request.minute - 1), keys.lost, keys.epoch, keys.generation],
         [
           newAttempt(),
           String(request.localLimit),
@@ -166,6 +170,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
           grantFields(request.minute).counter,
           grantFields(request.minute - 1).counter,
           recoveryArg(request.minute, request.recoveryMinutes),
+          ...seenArgs(request),
         ],
       )
       const code = replyInteger(takeSlotScript, reply)

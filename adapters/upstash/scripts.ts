@@ -47,8 +47,9 @@ export const GRANT_STATE_TTL_SECONDS = 86_400
  * (KEYS[token]), the room's lost minute (KEYS[lost]), the Anywhere counter of minute m and of m − 1. A token
  * holding its slot is answered before the recovery check; a fresh grant is refused while the lost minute is at
  * or after ARGV[threshold] (the request's minute − its recovery window; '' never refuses: `refusesWhileRecovering`).
+ * The same MGET reads the room's epoch and generation (KEYS[epoch], KEYS[generation]) for {@link lossSource}.
  */
-const readSource = (token: number, lost: number): string => `local got = redis.call('MGET', KEYS[${token}], KEYS[${lost}], KEYS[3], KEYS[4])
+const readSource = (token: number, lost: number, epoch: number, generation: number): string => `local got = redis.call('MGET', KEYS[${token}], KEYS[${lost}], KEYS[3], KEYS[4], KEYS[${epoch}], KEYS[${generation}])
 local earlier = got[1]`
 const recoveringSource = (threshold: number): string =>
   `if got[2] and ARGV[${threshold}] ~= '' and tonumber(got[2]) >= tonumber(ARGV[${threshold}]) then return -1 end`
@@ -70,6 +71,30 @@ end
 `
 
 /**
+ * Lua (#14.4, `lossAtGrant`), between the repeat check and the recovery check: the grant checks that the room's
+ * state is the one the asking worker knew. ARGV[epoch] is the worker's epoch id ('' for none: nothing checked),
+ * ARGV[generation] the highest generation of it it saw; `got[5]`/`got[6]` the stored epoch (`at:reportId`) and
+ * generation, from the first MGET. An epoch absent or of another id, or a generation below the worker's, is a
+ * state lost or put back since its last sync: marked as the sync script marks a sighting — `R{m}` in the location
+ * hash KEYS[hash] (listed in the index like a grant's), the lost minute KEYS[lost] moved to m (and `got[2]`, so
+ * the recovery check that follows refuses), the generation past the sighting — unless a loss is already marked
+ * in minute m or later. No extra Redis call when nothing is lost.
+ */
+const lossSource = (k: { lost: number; generation: number; hash: number }, a: { epoch: number; generation: number; minuteField: number }): string => `if ARGV[${a.epoch}] ~= '' then
+  local same = got[5] and string.sub(got[5], (string.find(got[5], ':', 1, true) or 0) + 1) == ARGV[${a.epoch}]
+  local generation, seen = tonumber(got[6]) or 0, tonumber(ARGV[${a.generation}]) or 0
+  local minute = tonumber(string.sub(ARGV[${a.minuteField}], 3))
+  if (not same or generation < seen) and (tonumber(got[2]) or -1) < minute then
+    redis.call('HINCRBY', KEYS[${k.hash}], 'R' .. minute, 1)
+    redis.call('SET', KEYS[${k.lost}], minute)
+    redis.call('SET', KEYS[${k.generation}], same and seen + 1 or generation + 1)
+    got[2] = minute
+    local claim = KEYS[${k.hash}]
+    ${claimSource(`ARGV[${a.minuteField}]`).trimEnd().replaceAll('\n', '\n    ')}
+  end
+end`
+
+/**
  * A new user's whole decision in one round trip: the location counter, then the Anywhere counter (seed 000),
  * with the admission counted in the location's state by the same write (`~c`/`~h`: keys.ts `grantFields`).
  * A token already holding a slot this minute gets its first answer, even if the limits changed since.
@@ -80,19 +105,21 @@ end
  * costs Redis a printf), and the token's answer is a string key of its own, so no call scans a hash that grows
  * with the minute's grants. A token's first answer is its attempt, `*`-prefixed when the Anywhere counter gave
  * it (attempts are hex).
- * KEYS: location hash, the token's key, Anywhere counter of minute m, of m − 1, the room's lost minute.
- * ARGV: attempt, location limit, Anywhere limit, location previous reported, Anywhere previous reported,
- * `~c{m}`, `~c{m−1}`, recovery threshold (minute − window, '' for none). Reply: 0 no slot, 1 location, 2
+ * KEYS: location hash, the token's key, Anywhere counter of minute m, of m − 1, the room's lost minute, its
+ * epoch, its generation. ARGV: attempt, location limit, Anywhere limit, location previous reported, Anywhere
+ * previous reported, `~c{m}`, `~c{m−1}`, recovery threshold (minute − window, '' for none), the worker's epoch
+ * id ('' for none) and generation ({@link lossSource}). Reply: 0 no slot, 1 location, 2
  * Anywhere; + 4 for a repeat; + 8 × the granting counter's value before a fresh grant (its seq: the core
  * compares it with what it saw taken); −1 refused while the room recovers (a token holding its slot is answered).
  */
 export const takeSlotScript: LuaScript = {
   name: 'takeSlot',
   source: `local H, K, attempt = KEYS[1], KEYS[2], ARGV[1]
-${readSource(2, 5)}
+${readSource(2, 5, 6, 7)}
 if earlier then
   return (string.byte(earlier) == 42 and 2 or 1) + (string.match(earlier, '^%*?([^:]*)') == attempt and 0 or 4)
 end
+${lossSource({ lost: 5, generation: 7, hash: 1 }, { epoch: 9, generation: 10, minuteField: 6 })}
 ${recoveringSource(8)}
 local limit, seq, via, claim = tonumber(ARGV[2])
 if limit > 0 then
@@ -117,7 +144,7 @@ if not via then
 end
 ${claimSource('ARGV[6]')}return via + 8 * seq
 `,
-  sha1: '03cbf10d4d41954ebdac9121cea5f7d50538ab58',
+  sha1: '342468ce390f42cfe875831fd3d62b89bee871b1',
 }
 
 /**
@@ -130,17 +157,20 @@ ${claimSource('ARGV[6]')}return via + 8 * seq
  * location the admission counts for (else the first key again), the room's lost minute. ARGV: attempt, limit,
  * previous reported ('' for none), kind, `~c{m}` (the location counter's field, and the minute for the index),
  * `~c{m−1}`, the first admission field (`~b{m}` on the scope's hash for B and O, `~h{m}` on the location's for A),
- * the second (`~g{m}`, on the location's for O), recovery threshold (as takeSlot's). Reply: seq × 4 + taken +
- * 2 × repeat; −1 refused while the room recovers.
+ * the second (`~g{m}`, on the location's for O), recovery threshold (as takeSlot's), the worker's epoch id ('' for
+ * none, and always for a bare call) and generation ({@link lossSource}, marking in the admission's location hash;
+ * two more KEYS: the room's epoch and generation). Reply: seq × 4 + taken + 2 × repeat; −1 refused while the
+ * room recovers.
  */
 export const incrementScript: LuaScript = {
   name: 'increment',
   source: `local K, attempt, kind = KEYS[2], ARGV[1], ARGV[4]
-${readSource(2, 6)}
+${readSource(2, 6, 7, 8)}
 if earlier then
   local from, seq = string.match(earlier, '^%*?([^:]*):?(%d*)$')
   return (tonumber(seq) or 0) * 4 + 1 + (from == attempt and 0 or 2)
 end
+${lossSource({ lost: 6, generation: 8, hash: 5 }, { epoch: 10, generation: 11, minuteField: 5 })}
 ${recoveringSource(9)}
 local anywhere = kind == 'A' or kind == 'Z'
 local seq, before
@@ -170,7 +200,7 @@ local field = kind == 'O' and ARGV[8] or kind == 'A' and ARGV[7]
 if field and redis.call('HINCRBY', KEYS[5], field, '1') == 1 then claim = KEYS[5] end
 ${claimSource('ARGV[5]')}return seq * 4 + 1
 `,
-  sha1: '5f4a5232f73f09036e2a536189ffbfbd7f49c886',
+  sha1: 'f93da2d0e4a6f6e89f8caada9a84fbd732e5efef',
 }
 
 export { syncScript }

@@ -44,6 +44,16 @@ export interface CounterRequest {
    * a bare counter): {@link DEFAULT_RECOVERY_MINUTES}, the longest session's — it fails safe.
    */
   recoveryMinutes?: number
+  /**
+   * The room epoch id the asking worker last synced with, and the highest generation of it it saw (in answers
+   * and tickets). The grant step compares them with the stored state in the same atomic step as the grant: an
+   * epoch absent or another, or a lower generation, is a state lost or put back since that worker's last sync —
+   * marked there (`lossAtGrant`, grant-loss.ts) and refused as `recovering`, so a worker that knew the old state never
+   * grants from a count that forgot it, even before any sync tells it. Left out (a cold worker, a bare counter,
+   * a caller of an older version): not compared, as before.
+   */
+  epoch?: string
+  generation?: number
 }
 
 export interface CounterResult {
@@ -71,6 +81,9 @@ export interface SlotRequest {
   token: string
   /** {@link CounterRequest.recoveryMinutes}, for both counters. */
   recoveryMinutes?: number
+  /** {@link CounterRequest.epoch} and `generation`: the asking worker's view of the state, checked by the grant step. */
+  epoch?: string
+  generation?: number
 }
 
 export interface SlotResult {
@@ -158,6 +171,13 @@ export function admissionDeltas(request: CounterRequest): Record<string, number>
   return deltas
 }
 
+/** The recovery window and the worker's view of the state, as given: every counter of a slot request carries them. */
+const seenOf = ({ recoveryMinutes, epoch, generation }: SlotRequest): Pick<CounterRequest, 'recoveryMinutes' | 'epoch' | 'generation'> => ({
+  ...(recoveryMinutes === undefined ? {} : { recoveryMinutes }),
+  ...(epoch === undefined ? {} : { epoch }),
+  ...(generation === undefined ? {} : { generation }),
+})
+
 /** The location's own counter request of a slot request. */
 export const locationCounterRequest = (request: SlotRequest): CounterRequest => ({
   roomId: request.roomId,
@@ -167,7 +187,7 @@ export const locationCounterRequest = (request: SlotRequest): CounterRequest => 
   limit: request.localLimit,
   previousReported: request.localPreviousReported,
   token: request.token,
-  ...(request.recoveryMinutes === undefined ? {} : { recoveryMinutes: request.recoveryMinutes }),
+  ...seenOf(request),
 })
 
 /** The Anywhere pool's counter request of a slot request. */
@@ -179,7 +199,7 @@ export const anywhereCounterRequest = (request: SlotRequest): CounterRequest => 
   limit: request.anywhereLimit,
   previousReported: request.anywherePreviousReported,
   token: request.token,
-  ...(request.recoveryMinutes === undefined ? {} : { recoveryMinutes: request.recoveryMinutes }),
+  ...seenOf(request),
 })
 
 /**

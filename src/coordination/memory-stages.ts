@@ -5,7 +5,8 @@
  * lag the simulator models), and restarts of either stage for tests.
  */
 import { GlobalAggregator, LocationAggregator } from './aggregator.ts'
-import { newEpoch, OnceRegistry, type LocationState, type RoomEpoch, type RoomState, type StateLayers } from './state.ts'
+import { MINUTE_MS } from '../clock.ts'
+import { lostStateField, newEpoch, OnceRegistry, type LocationState, type RoomEpoch, type RoomState, type StateLayers } from './state.ts'
 
 export interface LocationNode {
   aggregator: LocationAggregator
@@ -51,6 +52,29 @@ export function roomOf(rooms: Map<string, Room>, roomId: string, now: number): R
     rooms.set(roomId, found)
   }
   return found
+}
+
+/**
+ * Adds deltas (a grant's admission, a loss mark) to a location's state in the grant's synchronous step, for every
+ * location to see from its next sync (or, with lag, once the lag is over), even if no worker of this location
+ * ever reports again.
+ */
+export function addToLocation(entry: Room, location: string, minute: number, deltas: Record<string, number>, exchangeIntervalMs: number): void {
+  const node = locationNode(entry, location, minute * MINUTE_MS)
+  node.aggregator.add(deltas)
+  if (exchangeIntervalMs === 0) entry.unpublished.add(node)
+  else changed(entry, location, node, exchangeIntervalMs)
+}
+
+/** A loss a grant found (grant-loss.ts): marked as a report's `R{m}` would be, so the room recovers. */
+export function markLostAtGrant(entry: Room, location: string, minute: number, exchangeIntervalMs: number): void {
+  addToLocation(entry, location, minute, { [lostStateField(minute)]: 1 }, exchangeIntervalMs)
+  noteLostMinute(entry, minute)
+}
+
+/** Moves the room's lost minute (read by every grant) up to `minute`, a loss mark's. */
+export function noteLostMinute(entry: Room, minute: number | undefined): void {
+  if (minute !== undefined) entry.lostMinute = Math.max(entry.lostMinute ?? minute, minute)
 }
 
 /** Stores in the global stage the state of every location with grants it has not seen (before it is read). */

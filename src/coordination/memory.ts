@@ -26,7 +26,8 @@ import {
 import { MemoryHistoryStore } from '../history/memory-store.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
 import { lostMinuteIn, onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
-import { changed, layeredState, locationNode, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
+import { addToLocation, changed, layeredState, locationNode, markLostAtGrant, noteLostMinute, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
+import { lossAtGrant } from './grant-loss.ts'
 
 export const DRIVER_NAME = 'memory'
 
@@ -97,22 +98,18 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     const earlier = counter.tokens.get(request.token)
     if (earlier !== undefined) return { taken: true, seq: earlier, repeat: true }
     const seq = counter.count
+    // A room this process no longer holds, or holds under another epoch, than the asking worker knew: marked here.
+    const known = rooms.get(request.roomId)
+    if (lossAtGrant(request, { epoch: known?.epoch.id, lostMinute: known?.lostMinute })) {
+      markLostAtGrant(room(request.roomId, request.minute * MINUTE_MS), request.location!, request.minute, exchangeIntervalMs)
+    }
     if (refusesWhileRecovering(request, rooms.get(request.roomId)?.lostMinute)) return { taken: false, seq, recovering: true }
     const previous = counters.get(counterKey(request.roomId, request.scope, request.minute - 1))?.count ?? 0
     if (seq >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq }
     counter.count++
     counter.tokens.set(request.token, seq)
     // The admission joins the location's state in this same (synchronous) step: nothing can come between.
-    if (request.location !== undefined) {
-      const now = request.minute * MINUTE_MS
-      const entry = room(request.roomId, now)
-      const node = locationNode(entry, request.location, now)
-      node.aggregator.add(admissionDeltas(request))
-      // Every location sees it from its next sync (or, with lag, once the lag is over), even if no worker of
-      // this location ever reports again.
-      if (exchangeIntervalMs === 0) entry.unpublished.add(node)
-      else changed(entry, request.location, node, exchangeIntervalMs)
-    }
+    if (request.location !== undefined) addToLocation(room(request.roomId, request.minute * MINUTE_MS), request.location, request.minute, admissionDeltas(request), exchangeIntervalMs)
     return { taken: true, seq }
   }
 
@@ -134,8 +131,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       const minute = minuteOf(now)
       entry.once.prune(minute - onceRetentionMinutes(report.keepMinutes))
       if (node.aggregator.apply(report, now, (key) => entry.once.claim(key, report.id, minute))) changed(entry, report.location, node, exchangeIntervalMs)
-      const lost = lostMinuteIn(report.deltas)
-      if (lost !== undefined) entry.lostMinute = Math.max(entry.lostMinute ?? lost, lost)
+      noteLostMinute(entry, lostMinuteIn(report.deltas))
       publishDue(entry, now)
       const own = node.aggregator.state()
       let view = node.view

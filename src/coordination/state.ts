@@ -101,7 +101,7 @@ export interface WorkerReport {
  * another epoch is `restored` too (a lost state: the room recovers), with no jump. Every
  * adapter that answers generations applies exactly this.
  */
-export function nextGeneration(current: number, report: WorkerReport, epochId: string, changed: boolean): { generation: number; restored: boolean } {
+export function nextGeneration(current: number, report: Pick<WorkerReport, 'seen'>, epochId: string, changed: boolean): { generation: number; restored: boolean } {
   const seen = report.seen
   const restored = seen !== undefined && seen.epoch === epochId && seen.generation > current
   // A sighting of another epoch: the reporting worker knew a state this one replaced (on a shared backend every

@@ -191,6 +191,17 @@ export class WorkerLink {
   }
 
   /**
+   * The state this worker knows — the epoch id it last synced with and the highest generation of it seen — for the
+   * grant step to compare with the stored one (CounterRequest.epoch). Empty before the first sync: a cold worker
+   * knows no state, so it cannot tell a lost one.
+   */
+  knownState(): { epoch?: string; generation?: number } {
+    const epoch = this.#epoch?.id
+    if (epoch === undefined) return {}
+    return this.#generation === undefined ? { epoch } : { epoch, generation: this.#generation }
+  }
+
+  /**
    * Which state a live session is counted in (session-epoch.ts): marks the loss when it is of a state that was
    * lost or replaced, and answers whether it is outside the current state (so its renewal must not move it out).
    * Before this worker's first sync, a tagged ticket is judged when the epoch arrives: the first old ticket a

@@ -56,6 +56,12 @@ export interface ConformanceHarness {
    * (Durable Objects: a colo's object holds its counters). Left out: every grant reads the room's mark at once.
    */
   marksReachLocationsOnExchange?: boolean
+  /**
+   * A location's grant step knows the room's epoch only from its last exchange with the room (Durable Objects: the
+   * global object holds it, and a colo object is not made to ask it per grant), so a grant right after a wipe — the
+   * colo object restarted, no exchange yet — is not compared. Left out: the grant reads the stored epoch itself.
+   */
+  epochAtGrantFromExchange?: boolean
 }
 
 /** A fixed minute for tests: 2026-11-30 12:00 UTC. */
@@ -430,6 +436,66 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
           // Another worker, which has not synced since, asks for a slot: refused by the grant step.
           const asked = await takeSlot(coordinator, { roomId, location: 'SJC', minute: BASE_MINUTE, localLimit: 5, anywhereLimit: 5, token: 'unaware', recoveryMinutes: 6 })
           expect({ admitted: asked.admitted, recovering: asked.recovering }).toEqual({ admitted: false, recovering: true })
+        })
+      }
+
+      it("refuses a grant whose worker knew another epoch than the stored one, and marks the room in that step (failMode 'open': marks, grants)", async () => {
+        const roomId = room('foreign-epoch')
+        const first = await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [a]: 1 }))
+        const known = { epoch: first.epoch!.id, ...(first.generation === undefined ? {} : { generation: first.generation }) }
+        const ask = (token: string, seen: { epoch?: string; generation?: number }, recoveryMinutes = 6) =>
+          takeSlot(coordinator, { roomId, location: 'SJC', minute: BASE_MINUTE, localLimit: 5, anywhereLimit: 5, token, recoveryMinutes, ...seen })
+        // The state the worker knew: granted as ever.
+        expect((await ask('knows', known)).admitted).toBe(true)
+        // A worker that knew a state this store no longer holds (lost and created anew since its last sync).
+        const foreign = await ask('foreign', { epoch: 'lost-epoch', generation: 7 })
+        expect({ admitted: foreign.admitted, recovering: foreign.recovering }).toEqual({ admitted: false, recovering: true })
+        // Marked in the backend: a grant of a worker that sends no view (or the right one) is refused too.
+        expect((await ask('unaware', {})).recovering).toBe(true)
+        expect((await ask('knows-too', known)).recovering).toBe(true)
+        // (A report with deltas: one without may be answered from a cache of the location's last answer.)
+        const view = await coordinator.sync(report(roomId, 'SJC', BASE_MS + 1000, { [a]: 1 }))
+        expect((view.locations.SJC?.counts[`R${BASE_MINUTE}`] ?? 0) >= 1).toBe(true)
+        // failMode 'open' (a window of 0): never refused, but the loss is still marked for the snapshots.
+        const openRoom = room('foreign-epoch-open')
+        await coordinator.sync(report(openRoom, 'LHR', BASE_MS, {}))
+        const open = await takeSlot(coordinator, { roomId: openRoom, location: 'LHR', minute: BASE_MINUTE, localLimit: 5, anywhereLimit: 5, token: 'open', recoveryMinutes: 0, epoch: 'lost-epoch' })
+        expect(open.admitted).toBe(true)
+        const openView = await coordinator.sync(report(openRoom, 'LHR', BASE_MS + 1000, { [a]: 1 }))
+        expect(openView.locations.LHR?.counts[`R${BASE_MINUTE}`]).toBe(1)
+      })
+
+      if (harness.generations) {
+        it('refuses a grant whose worker saw a later generation of the epoch than the store holds (an older copy put back), and marks it once', async () => {
+          const roomId = room('older-copy-grant')
+          const first = await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [a]: 1 }))
+          const g = first.generation!
+          const ask = (token: string, generation: number) =>
+            takeSlot(coordinator, { roomId, location: 'SJC', minute: BASE_MINUTE, localLimit: 5, anywhereLimit: 5, token, recoveryMinutes: 6, epoch: first.epoch!.id, generation })
+          expect((await ask('current', g)).admitted).toBe(true)
+          const ahead = await ask('ahead', g + 1000)
+          expect({ admitted: ahead.admitted, recovering: ahead.recovering }).toEqual({ admitted: false, recovering: true })
+          // Past the sighting now, as a sync's mark moves it: a lower sighting marks nothing more.
+          expect((await ask('behind', g + 999)).recovering).toBe(true)
+          const view = await coordinator.sync(report(roomId, 'LHR', BASE_MS + 1000, {}))
+          expect(view.generation).toBe(g + 1001)
+          expect(view.locations.SJC?.counts[`R${BASE_MINUTE}`]).toBe(1)
+        })
+      }
+
+      if (harness.wipe && !harness.epochAtGrantFromExchange) {
+        it('refuses a grant of a worker that knew the state before it was lost, before any sync creates the new one', async () => {
+          const roomId = room('lost-grant')
+          const first = await coordinator.sync(report(roomId, 'SJC', BASE_MS, { [a]: 3 }))
+          await harness.wipe!(coordinator, roomId)
+          const seen = { epoch: first.epoch!.id, ...(first.generation === undefined ? {} : { generation: first.generation }) }
+          const asked = await takeSlot(coordinator, { roomId, location: 'SJC', minute: BASE_MINUTE, localLimit: 5, anywhereLimit: 5, token: 'warm', recoveryMinutes: 6, ...seen })
+          expect({ admitted: asked.admitted, recovering: asked.recovering }).toEqual({ admitted: false, recovering: true })
+          // A cold worker's grant (no view) is refused too; its first sync answers the new state, marked.
+          expect((await takeSlot(coordinator, { roomId, location: 'LHR', minute: BASE_MINUTE, localLimit: 5, anywhereLimit: 5, token: 'cold', recoveryMinutes: 6 })).recovering).toBe(true)
+          const after = await coordinator.sync(report(roomId, 'LHR', BASE_MS + 5000, {}))
+          expect(after.epoch?.id === first.epoch?.id).toBe(false)
+          expect(after.locations.SJC?.counts[`R${BASE_MINUTE}`]).toBe(1)
         })
       }
 

@@ -3,7 +3,8 @@
  * @module
  * Backends that can lose everything they store, for the tests of #14.4 (a backend that comes back empty): the
  * coordinator object stays the same for the fleet while what it stores behind is swapped for an empty one, as a
- * Redis restarted without persistence or a SQLite file deleted under the processes would.
+ * Redis restarted without persistence or a SQLite file deleted under the processes would. And backends whose
+ * state can be copied and the copy put back later (a backup or an older RDB restored).
  */
 import Database from 'better-sqlite3'
 import { sqliteCoordinator } from '../../adapters/bun-sqlite/index.ts'
@@ -75,6 +76,75 @@ export function losableRedis(label: string): { connect(): Promise<void>; make():
       const prefix = testPrefix(label)
       prefixes.push(prefix)
       return { coordinator: upstashCoordinator(fromNodeRedis(client), { prefix }), lose: async () => void (await deleteKeys(client, prefix)) }
+    },
+    async close() {
+      if (!redis) return
+      for (const prefix of prefixes) await deleteKeys(redis, prefix)
+      await redis.close()
+    },
+  }
+}
+
+/** A backend whose state can be copied and the copy put back later; `coordinator` stays the fleet's. */
+export interface Restorable {
+  coordinator: Coordinator
+  backup(): Promise<void>
+  restore(): Promise<void>
+}
+
+/** A SQLite database copied (serialized) and the copy opened in its place. */
+export function restorableSqlite(): Restorable {
+  let db = new Database(':memory:')
+  let inner = sqliteCoordinator(db)
+  let copy: Buffer | undefined
+  const coordinator: Coordinator = {
+    name: 'sqlite',
+    increment: (r) => inner.increment(r),
+    takeSlot: (r) => inner.takeSlot!(r),
+    sync: (r) => inner.sync(r),
+  }
+  return {
+    coordinator,
+    backup: async () => void (copy = db.serialize()),
+    restore: async () => {
+      db = new Database(copy!)
+      inner = sqliteCoordinator(db)
+    },
+  }
+}
+
+/**
+ * Redis rooms whose keys are copied aside on `backup` and put back in place of the live ones on `restore`, each
+ * under a fresh prefix; `connect` first, `close` deletes every prefix (and its copy) it handed out.
+ */
+export function restorableRedis(label: string): { connect(): Promise<void>; make(): Restorable; close(): Promise<void> } {
+  let redis: TestRedis | undefined
+  const prefixes: string[] = []
+  const keys = async (client: TestRedis, under: string): Promise<string[]> => {
+    const found: string[] = []
+    for await (const batch of client.scanIterator({ MATCH: `${under}:*`, COUNT: 1000 })) found.push(...batch)
+    return found
+  }
+  return {
+    async connect() {
+      redis ??= await connectTestRedis()
+    },
+    make() {
+      const client = redis
+      if (!client) throw new Error('restorableRedis: connect() before make()')
+      const prefix = testPrefix(label)
+      prefixes.push(prefix, `bak-${prefix}`)
+      return {
+        coordinator: upstashCoordinator(fromNodeRedis(client), { prefix }),
+        backup: async () => {
+          await deleteKeys(client, `bak-${prefix}`)
+          for (const key of await keys(client, prefix)) await client.copy(key, `bak-${key}`)
+        },
+        restore: async () => {
+          await deleteKeys(client, prefix)
+          for (const key of await keys(client, `bak-${prefix}`)) await client.copy(key, key.slice(4))
+        },
+      }
     },
     async close() {
       if (!redis) return

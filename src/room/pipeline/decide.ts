@@ -138,7 +138,7 @@ async function askForSlot(
           ...limits,
           localPreviousReported: snapshot.takenLastAt(location) ?? 0,
           anywherePreviousReported: snapshot.takenLastMinute.anywhere,
-          token: ticketId,
+          token: ticketId, ...room.link.knownState(), // the state this worker knows: the grant step refuses a lost one
           recoveryMinutes: o.failMode === 'closed' ? s.sessionDurationMinutes + 1 : 0, // the counter refuses as the snapshot would
         }
         // No call for a new user a refusal this minute answers (refusals.ts); under 'open' an outage admits: ask.
@@ -146,11 +146,11 @@ async function askForSlot(
         asked.result = await withTimeout(takeSlot(coordinator, request), o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'
-        else if (asked.result.recovering) asked.reason = 'recovering' // a loss marked since this worker's last sync
-        else room.refusals.note(location, minute, request) // a full counter, not a recovering room
-        if (counterWentBack(reported, asked.result)) {
-          // The counter has fewer grants than this worker saw reported: the backend lost its state. The slot
-          // just taken stays counted (an over-count), but nobody is let in on a count that forgot the room.
+        else if (!asked.result.recovering) room.refusals.note(location, minute, request) // a full counter, not a recovering room
+        if (asked.result.recovering || counterWentBack(reported, asked.result)) {
+          // A loss marked since this worker's last sync (perhaps by this grant), or a counter below what this worker
+          // saw reported: the state was lost. A slot just taken stays counted (an over-count); nobody is let in on a
+          // count that forgot the room, and the snapshot counts it as recovering, as after a sighting of its own.
           room.link.noteLostState(location, now)
           asked.result = { admitted: false, roundTrips: asked.result.roundTrips }
           asked.reason = 'recovering'
