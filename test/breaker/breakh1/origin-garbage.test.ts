@@ -16,6 +16,7 @@ const REPLIES: Record<string, string> = {
   nul: 'HTTP/1.1 200 OK\r\nX-A: a\x00b\r\nContent-Length: 2\r\n\r\nok',
   cr: 'HTTP/1.1 200 OK\r\nX-A: a\rb\r\nContent-Length: 2\r\n\r\nok',
   lfin: 'HTTP/1.1 200 OK\r\nX-A: a\nX-B: b\r\nContent-Length: 2\r\n\r\nok',
+  del: 'HTTP/1.1 200 OK\r\nX-A: a\x7fb\r\nContent-Length: 2\r\n\r\nok',
 }
 
 for (const runtime of ['node', 'bun'] as const) {

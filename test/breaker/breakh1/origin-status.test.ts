@@ -7,6 +7,8 @@
  * (src/proxy/node-answer.ts answerDirectly), uncaught — exit code 1, every user cut off. README: "An origin that
  * is down gets a clear 502, not a crash". On the bodiless fast path a `000` is taken for an interim answer and
  * the client waits the whole origin timeout (30 s) for a 504.
+ * The same crash for a reason phrase holding DEL or a control character (writeHead: ERR_INVALID_CHAR in
+ * statusMessage), which llhttp accepts; the fast path's own client resets the client with no answer instead.
  * HELD: `099` then a real 200 on the bodiless fast path answers the 200 (the reader skips it as interim).
  */
 import { afterEach, describe, expect, it } from 'vitest'
@@ -50,6 +52,23 @@ describe('breakh1 origin status below 100 (CLI on Node)', () => {
     const answer = await admitted(cli.port, ticket, '/get', { idleMs: 3000 })
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 502 Bad Gateway')
   }, 20_000)
+
+  for (const [name, line] of [['DEL', 'HTTP/1.1 200 O\x7fK'], ['SOH', 'HTTP/1.1 200 OK\x01']]) {
+    it(`[FAILS] a reason phrase holding ${name}: the proxy stays up and answers 502 on both paths`, async () => {
+      let reply = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
+      origin = await rawOrigin((s) => s.write(reply))
+      const cli = await startCli(origin.url)
+      let exit: number | null | undefined
+      cli.child.once('exit', (code) => (exit = code))
+      const ticket = await mint(cli.port)
+      reply = `${line}\r\nContent-Length: 2\r\n\r\nok`
+      const fast = await admitted(cli.port, ticket, '/get', { idleMs: 1500 })
+      const piped = await admitted(cli.port, ticket, '/post', { method: 'POST', body: true, idleMs: 1500 })
+      await sleep(300)
+      expect(exit, 'the proxy process exited').toBeUndefined()
+      expect([fast.split('\r\n')[0], piped.split('\r\n')[0]]).toEqual(['HTTP/1.1 502 Bad Gateway', 'HTTP/1.1 502 Bad Gateway'])
+    }, 20_000)
+  }
 
   it('HELD: a bodiless admitted GET answered 099 then 200 gets the 200', async () => {
     let reply = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
