@@ -6,7 +6,8 @@
  * the socket comes from a dialer, found at run time (`bunDial`: Bun.connect; ./node-dial.ts: node:net).
  * Used only for requests without a body; anything else takes the transport's path.
  */
-import { H1ProtocolError, H1Reader, requestHead, type H1Head } from './h1.ts'
+import { H1ProtocolError, H1Reader, type H1Head } from './h1.ts'
+import { requestHead } from './h1-text.ts'
 import type { HeaderList } from './headers.ts'
 import { OriginTimeout } from './transport.ts'
 
@@ -99,7 +100,9 @@ export class H1Pool {
     }
     const begin = (c: Connection, reused: boolean): void => {
       current = c
-      c.reader = new H1Reader(READER_EVENTS(c), method)
+      // A kept-alive connection's reader reads its next answer: one reader per connection, not per request.
+      if (c.reader?.complete) c.reader.next(method)
+      else c.reader = new H1Reader(READER_EVENTS(c), method)
       c.answer = answer
       c.heard = false
       // Sent again only where no origin can have acted on it: idempotent, on a kept-alive connection that closed before a byte of answer.
@@ -157,7 +160,6 @@ export class H1Pool {
     }
     if (!reader.complete) return
     c.answer = undefined
-    c.reader = undefined
     if (reader.reusable) this.release(c)
     else this.drop(c)
     answer.end()

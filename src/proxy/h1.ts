@@ -8,6 +8,7 @@
  * skips them. Anything it does not understand is an error (the proxy answers 502), never a guess.
  */
 import type { HeaderList } from './headers.ts'
+import { headText, latin1 } from './h1-text.ts'
 
 /** The status line and header lines of an answer. */
 export interface H1Head {
@@ -36,20 +37,6 @@ export class H1ProtocolError extends Error {
   override name = 'H1ProtocolError'
 }
 
-/** Latin-1 text of bytes, as node:http reads header lines (TextDecoder's 'latin1' is windows-1252). */
-function latin1(bytes: Uint8Array, start: number, end: number): string {
-  let text = ''
-  for (let i = start; i < end; i += 4096) text += String.fromCharCode.apply(null, bytes.subarray(i, Math.min(end, i + 4096)) as unknown as number[])
-  return text
-}
-
-function indexOfHeadEnd(bytes: Uint8Array, from: number): number {
-  for (let i = Math.max(from, 3); i < bytes.length; i++) {
-    if (bytes[i] === LF && bytes[i - 1] === CR && bytes[i - 2] === LF && bytes[i - 3] === CR) return i + 1
-  }
-  return -1
-}
-
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
@@ -63,14 +50,26 @@ function hasToken(value: string, token: string): boolean {
 export class H1Reader {
   private buffer: Uint8Array | undefined
   private scanned = 0
+  /** Whether the head scanned so far has a byte above 0x7f (then it is decoded byte by byte). */
+  private high = false
   private state: 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'close' | 'done' = 'head'
   private remaining = 0
   private keepAlive = false
 
   constructor(
     private readonly events: H1Events,
-    private readonly method: string,
+    private method: string,
   ) {}
+
+  /** Reads the next answer, to a request sent with `method` (a connection's reader is reused: no allocation per request). */
+  next(method: string): void {
+    if (this.state !== 'done') throw new H1ProtocolError('the previous answer is not complete')
+    this.method = method
+    this.state = 'head'
+    this.buffer = undefined
+    this.scanned = 0
+    this.high = false
+  }
 
   /** Bytes from the connection; throws {@link H1ProtocolError} on anything unreadable. */
   feed(chunk: Uint8Array): void {
@@ -169,15 +168,28 @@ export class H1Reader {
     this.events.end(this.keepAlive)
   }
 
+  /** Where the head starting at `at` ends (after its blank line), or -1; notes a byte above 0x7f on the way. */
+  private headEnd(bytes: Uint8Array, at: number): number {
+    for (let i = Math.max(at + this.scanned, at + 3); i < bytes.length; i++) {
+      const byte = bytes[i]!
+      if (byte > 0x7f) this.high = true
+      else if (byte === LF && bytes[i - 1] === CR && bytes[i - 2] === LF && bytes[i - 3] === CR) return i + 1
+    }
+    return -1
+  }
+
   private readHead(bytes: Uint8Array, at: number): number {
-    const end = indexOfHeadEnd(bytes, Math.max(at, this.scanned - 3))
+    // The first three bytes are looked at as part of the end; the high-byte flag needs them too.
+    if (this.scanned === 0) for (let i = at; i < at + 3 && i < bytes.length; i++) if (bytes[i]! > 0x7f) this.high = true
+    const end = this.headEnd(bytes, at)
     if (end === -1) {
       if (bytes.length - at > MAX_HEAD) throw new H1ProtocolError('response headers too large')
-      this.scanned = bytes.length - at
+      this.scanned = Math.max(0, bytes.length - at - 3)
       return -1
     }
     this.scanned = 0
-    const lines = latin1(bytes, at, end - 4).split('\r\n')
+    const lines = headText(bytes, at, end - 4, this.high).split('\r\n')
+    this.high = false
     const status = STATUS_LINE.exec(lines[0]!)
     if (!status) throw new H1ProtocolError(`an unreadable status line: ${JSON.stringify(lines[0]!.slice(0, 60))}`)
     const code = Number(status[2])
@@ -231,17 +243,4 @@ export class H1Reader {
     }
     return end
   }
-}
-
-/** The request's first line and header lines (then `Connection: keep-alive`), as bytes when a value holds a byte above 0x7f (written Latin-1, as node:http does), else text. */
-export function requestHead(method: string, path: string, headers: HeaderList): string | Uint8Array {
-  let head = `${method} ${path} HTTP/1.1\r\n`
-  for (let i = 0; i + 1 < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`
-  // As node:http's keep-alive agent ends every head (HTTP/1.1's default, said out loud): the origin sees the same bytes either way.
-  head += 'Connection: keep-alive\r\n\r\n'
-  // eslint-disable-next-line no-control-regex
-  if (!/[^\x00-\x7f]/.test(head)) return head
-  const bytes = new Uint8Array(head.length)
-  for (let i = 0; i < head.length; i++) bytes[i] = head.charCodeAt(i) & 0xff
-  return bytes
 }
