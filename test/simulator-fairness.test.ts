@@ -14,7 +14,7 @@ const T0 = Date.UTC(2026, 0, 5, 12, 0, 0)
  */
 function seen(snapshot: ReturnType<typeof buildSnapshot>): Record<string, unknown> {
   const names = ['a', 'b', 'c', 'elsewhere']
-  const allocations = [{}, { a: 1 }, { a: 2, b: 3 }, { a: 5, b: 1, c: 4 }]
+  const allocations: Record<string, number>[] = [{}, { a: 1 }, { a: 2, b: 3 }, { a: 5, b: 1, c: 4 }]
   const data = Object.fromEntries(Object.entries(snapshot).filter(([, value]) => typeof value !== 'function'))
   return {
     ...data,
