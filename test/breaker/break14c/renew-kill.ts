@@ -20,6 +20,7 @@ export interface RenewKillOptions {
   kill?: boolean
   stallLead?: number
   verbose?: boolean
+  killAfter?: number
 }
 
 export async function renewKill(backend: string[], o: RenewKillOptions) {
@@ -53,7 +54,7 @@ export async function renewKill(backend: string[], o: RenewKillOptions) {
   for (const p of rs) await fetch(`${p.url}/_room/status`, { headers: { authorization: `Bearer ${ADMIN}` } }).then((r) => r.text())
   const boundary = nextMinute()
   const offset = Math.floor(random() * 4000) // fake ms into minute m+1
-  const killAfter = Math.floor(random() * 200) // real ms after the renewals were sent
+  const killAfter = o.killAfter ?? Math.floor(random() * 200) // real ms after the renewals were sent
   await untilFake(boundary + offset)
   const stalled = o.stall?.()
   if (o.stall) await sleep(o.stallLead ?? 80)
