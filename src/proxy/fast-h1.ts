@@ -13,6 +13,7 @@ import { headerListOf, type HeaderList } from './headers.ts'
 import { bunDial } from './h1-dial.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Flow } from './h1-pool.ts'
 import type { H1Head } from './h1.ts'
+import { invalidOriginHead } from './origin-validate.ts'
 import { declaresBody, OriginTimeout, type OriginTransport } from './transport.ts'
 
 /** What the fast path needs to forward through its own client. */
@@ -57,10 +58,26 @@ export function h1Forward(h1: H1Forwarder, setup: FastSetup, c: Context, fast: F
     let head: H1Head | undefined
     let clientHeaders: HeaderList | undefined
     const respond = (body: BodyInit | null): void => {
-      answered = true
       const pairs: [string, string][] = []
       for (let i = 0; i + 1 < clientHeaders!.length; i += 2) pairs.push([clientHeaders![i]!, clientHeaders![i + 1]!])
-      resolve(new Response(body, { status: head!.status, statusText: head!.statusText, headers: pairs }))
+      // Checked before a Response is built: one that throws (a status it refuses, a header value) would leave the promise unresolved.
+      let response: Response
+      try {
+        const invalid = invalidOriginHead(head!.status, head!.statusText, clientHeaders!)
+        if (invalid) throw invalid
+        response = new Response(body, { status: head!.status, statusText: head!.statusText, headers: pairs })
+      } catch (error) {
+        done = true
+        flow.abort()
+        return fail(error)
+      }
+      answered = true
+      resolve(response)
+    }
+    const fail = (error: unknown): void => {
+      h1.onOriginError(error, request)
+      const timedOut = error instanceof OriginTimeout
+      resolve(originFailure(c, timedOut ? 504 : 502, timedOut ? 'origin timed out' : 'origin unreachable'))
     }
     const flow: H1Flow = h1.pool.request(request.method, fast.path, list, h1.timeoutMs, {
       head(answer) {
@@ -95,9 +112,7 @@ export function h1Forward(h1: H1Forwarder, setup: FastSetup, c: Context, fast: F
           done = true
           return
         }
-        h1.onOriginError(error, request)
-        const timedOut = error instanceof OriginTimeout
-        resolve(originFailure(c, timedOut ? 504 : 502, timedOut ? 'origin timed out' : 'origin unreachable'))
+        fail(error)
       },
     })
   })

@@ -8,6 +8,7 @@
  * skips them. Anything it does not understand is an error (the proxy answers 502), never a guess.
  */
 import type { HeaderList } from './headers.ts'
+import { headEnd, headTextProblem, statusProblem } from './origin-validate.ts'
 
 /** The status line and header lines of an answer. */
 export interface H1Head {
@@ -43,13 +44,6 @@ function latin1(bytes: Uint8Array, start: number, end: number): string {
   return text
 }
 
-function indexOfHeadEnd(bytes: Uint8Array, from: number): number {
-  for (let i = Math.max(from, 3); i < bytes.length; i++) {
-    if (bytes[i] === LF && bytes[i - 1] === CR && bytes[i - 2] === LF && bytes[i - 3] === CR) return i + 1
-  }
-  return -1
-}
-
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
@@ -66,6 +60,7 @@ export class H1Reader {
   private state: 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'close' | 'done' = 'head'
   private remaining = 0
   private keepAlive = false
+  private leftover = false // bytes came after the answer: the connection is not reused
 
   constructor(
     private readonly events: H1Events,
@@ -109,7 +104,7 @@ export class H1Reader {
 
   /** Complete, and the connection may carry the next request. */
   get reusable(): boolean {
-    return this.state === 'done' && this.keepAlive
+    return this.state === 'done' && this.keepAlive && !this.leftover
   }
 
   /** Reads from `at`; returns where it stopped, or -1 when more bytes are needed (kept from `at`). */
@@ -138,8 +133,9 @@ export class H1Reader {
       case 'chunk-end':
       case 'trailers':
         return this.readChunkLine(bytes, at)
-      default:
-        throw new H1ProtocolError('the origin sent bytes after its answer')
+      default: // bytes beyond the answer: it is whole and still delivered, the connection not reused
+        this.leftover = true
+        return bytes.length
     }
   }
 
@@ -170,17 +166,21 @@ export class H1Reader {
   }
 
   private readHead(bytes: Uint8Array, at: number): number {
-    const end = indexOfHeadEnd(bytes, Math.max(at, this.scanned - 3))
+    const end = headEnd(bytes, at, Math.max(at, this.scanned - 3))
     if (end === -1) {
       if (bytes.length - at > MAX_HEAD) throw new H1ProtocolError('response headers too large')
       this.scanned = bytes.length - at
       return -1
     }
     this.scanned = 0
-    const lines = latin1(bytes, at, end - 4).split('\r\n')
+    const text = latin1(bytes, at, end - 4)
+    const lines = text.split('\r\n')
     const status = STATUS_LINE.exec(lines[0]!)
     if (!status) throw new H1ProtocolError(`an unreadable status line: ${JSON.stringify(lines[0]!.slice(0, 60))}`)
     const code = Number(status[2])
+    // NUL, a bare CR, DEL… in a line, a status 000 or 099 (not interim): a 502 now, not a head a client's writer throws on.
+    const problem = headTextProblem(text) ?? statusProblem(code)
+    if (problem) throw new H1ProtocolError(problem)
     const headers: HeaderList = []
     let length: number | undefined
     let chunked = false
