@@ -87,6 +87,7 @@ export class H1Pool {
     private readonly host: string,
     private readonly port: number,
     private readonly keepAliveMs: number,
+    private readonly maxIdle = 256, // idle connections kept, more closed as they go idle: node:http's Agent keeps as many (maxFreeSockets)
   ) {}
 
   /** Sends a bodiless request; the answer's callbacks follow. */
@@ -228,6 +229,7 @@ export class H1Pool {
       c.paused = false
       c.socket?.resume()
     }
+    if (this.idle.length >= this.maxIdle) return this.drop(c)
     c.idleSince = Date.now()
     this.idle.push(c)
     // Idle connections older than keepAliveMs are closed, checked a few times per period: one timer per pool, not per request.
