@@ -9,7 +9,7 @@ import type { Context } from 'hono'
 import { ContextClass, fastClientHeaders, fastForward, fastOriginHeaders, fetchRequestView, type FastForward, type FastSetup } from './fast.ts'
 import { applyOriginCommand } from '../room/pipeline/origin-command.ts'
 import { originFailure } from './failure.ts'
-import { headerListOf, type HeaderList } from './headers.ts'
+import { hasHeader, headerListOf, type HeaderList } from './headers.ts'
 import { bunDial } from './h1-dial.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Flow } from './h1-pool.ts'
 import type { H1Head } from './h1.ts'
@@ -101,7 +101,7 @@ export function h1Forward(h1: H1Forwarder, setup: FastSetup, c: Context, fast: F
         if ((controller.desiredSize ?? 1) <= 0) flow.pause()
       },
       end() {
-        if (chunks) return respond((chunks.length === 1 ? chunks[0]! : concat(chunks, head!.length!)) as Uint8Array<ArrayBuffer>)
+        if (chunks) return respond(untyped((chunks.length === 1 ? chunks[0]! : concat(chunks, head!.length!)) as Uint8Array<ArrayBuffer>, clientHeaders!))
         if (!done) controller?.close()
         done = true
       },
@@ -116,6 +116,15 @@ export function h1Forward(h1: H1Forwarder, setup: FastSetup, c: Context, fast: F
       },
     })
   })
+}
+
+/**
+ * Bytes as a Response body that gets no Content-Type the origin did not send: Bun's Response adds
+ * `application/octet-stream` to a byte body (a browser then downloads what it would have shown), not to a stream.
+ */
+function untyped(bytes: Uint8Array<ArrayBuffer>, headers: HeaderList): BodyInit {
+  if (hasHeader(headers, 'content-type')) return bytes
+  return new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(bytes), c.close()) })
 }
 
 function concat(chunks: Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
