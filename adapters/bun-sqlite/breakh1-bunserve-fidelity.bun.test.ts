@@ -58,6 +58,13 @@ it('breakh1: an origin answer without Content-Type reaches the client without on
   expect(answer.endsWith('\r\n\r\nok')).toBe(true)
 })
 
+it('breakh1: the same for a request with a body (the node:http transport\'s answer)', async () => {
+  const answer = await raw(`POST /plain HTTP/1.1\r\nHost: shop.example\r\nCookie: ${ticket}\r\nContent-Length: 1\r\nConnection: close\r\n\r\nz`)
+  expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK')
+  expect(answer.toLowerCase()).not.toContain('content-type:')
+  expect(answer.endsWith('\r\n\r\nok')).toBe(true)
+})
+
 it('breakh1 (documented Bun.serve behaviour): repeated request headers reach the origin merged, lower-cased, in Bun\'s order', async () => {
   heads.length = 0
   await raw(`GET /dup HTTP/1.1\r\nHost: shop.example\r\nX-Dup: 1\r\nAccept: a\r\nX-Dup: 2\r\nCookie: ${ticket}\r\nConnection: close\r\n\r\n`)

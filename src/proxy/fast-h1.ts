@@ -14,7 +14,7 @@ import { bunDial } from './h1-dial.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Flow } from './h1-pool.ts'
 import type { H1Head } from './h1.ts'
 import { invalidOriginHead } from './origin-validate.ts'
-import { declaresBody, OriginTimeout, type OriginTransport } from './transport.ts'
+import { declaresBody, OriginTimeout, untypedBody, type OriginTransport } from './transport.ts'
 
 /** What the fast path needs to forward through its own client. */
 export interface H1Forwarder {
@@ -118,13 +118,9 @@ export function h1Forward(h1: H1Forwarder, setup: FastSetup, c: Context, fast: F
   })
 }
 
-/**
- * Bytes as a Response body that gets no Content-Type the origin did not send: Bun's Response adds
- * `application/octet-stream` to a byte body (a browser then downloads what it would have shown), not to a stream.
- */
+/** Bytes as a Response body that gets no Content-Type the origin did not send (see {@link untypedBody}). */
 function untyped(bytes: Uint8Array<ArrayBuffer>, headers: HeaderList): BodyInit {
-  if (hasHeader(headers, 'content-type')) return bytes
-  return new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(bytes), c.close()) })
+  return hasHeader(headers, 'content-type') ? bytes : untypedBody(bytes)
 }
 
 function concat(chunks: Uint8Array[], length: number): Uint8Array<ArrayBuffer> {

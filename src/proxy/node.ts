@@ -34,7 +34,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import type { Context } from 'hono'
 import { endToEndHeaders, hasHeader } from './headers.ts'
-import { declaresBody, OriginTimeout, UnforwardableBody, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
+import { declaresBody, OriginTimeout, UnforwardableBody, untypedBody, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
 import { TUNNEL, type Tunnel } from './node-upgrade.ts'
 import { EXACT_TRANSPORT } from './h1-pool.ts'
 import { invalidOriginHead } from './origin-validate.ts'
@@ -131,7 +131,8 @@ function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel
         return resolve({ ...answer, body: null })
       }
       const length = Number(response.headers['content-length'] ?? Number.NaN)
-      if (length <= WHOLE_BODY_MAX) return readWhole(response, (bytes) => ((settled = true), resolve({ ...answer, body: bytes })), fail)
+      const typed = response.headers['content-type'] !== undefined
+      if (length <= WHOLE_BODY_MAX) return readWhole(response, (bytes) => ((settled = true), resolve({ ...answer, body: typed ? bytes : untypedBody(bytes) })), fail)
       settled = true
       resolve({ ...answer, body: streamOf(response) })
     })
