@@ -8,6 +8,23 @@ import { seededRandom } from '../src/admission/plan.ts'
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0)
 
+/**
+ * What a snapshot answers: its data, and its lookups (functions, compared by what they return for every location
+ * and for allocations over them) — two snapshots are the same when a reader can tell no difference.
+ */
+function seen(snapshot: ReturnType<typeof buildSnapshot>): Record<string, unknown> {
+  const names = ['a', 'b', 'c', 'elsewhere']
+  const allocations: Record<string, number>[] = [{}, { a: 1 }, { a: 2, b: 3 }, { a: 5, b: 1, c: 4 }]
+  const data = Object.fromEntries(Object.entries(snapshot).filter(([, value]) => typeof value !== 'function'))
+  return {
+    ...data,
+    takenThisAt: names.map((n) => snapshot.takenThisAt(n)),
+    takenLastAt: names.map((n) => snapshot.takenLastAt(n)),
+    takenBeyond: allocations.map((a) => snapshot.takenBeyond(a)),
+    untakenBehind: allocations.map((a) => snapshot.untakenBehind(a)),
+  }
+}
+
 describe('snapshot parts cached per location', () => {
   it('gives the same snapshot as a fresh computation, for any counts, times and windows', () => {
     const minute = Math.floor(T0 / 60_000)
@@ -23,15 +40,15 @@ describe('snapshot parts cached per location', () => {
       fc.property(fc.dictionary(fc.constantFrom('a', 'b', 'c'), location), fc.integer({ min: 0, max: 180_000 }), fc.integer({ min: 1, max: 5 }), (locations, offset, duration) => {
         const shared: RoomState = { locations: Object.fromEntries(Object.entries(locations).map(([n, counts]) => [n, { counts, updatedAt: T0 }])), at: T0 }
         // The same counts objects twice (cached), then fresh copies (computed): the snapshots must agree.
-        const first = buildSnapshot(shared, T0 + offset, duration)
-        const cached = buildSnapshot(shared, T0 + offset, duration)
+        const first = seen(buildSnapshot(shared, T0 + offset, duration))
+        const cached = seen(buildSnapshot(shared, T0 + offset, duration))
         const copies: RoomState = { locations: Object.fromEntries(Object.entries(locations).map(([n, counts]) => [n, { counts: { ...counts }, updatedAt: T0 }])), at: T0 }
-        const fresh = buildSnapshot(copies, T0 + offset, duration)
+        const fresh = seen(buildSnapshot(copies, T0 + offset, duration))
         expect(cached).toEqual(first)
         expect(fresh).toEqual(first)
         // A later minute or another session length is never answered from the cache of an earlier one.
-        expect(buildSnapshot(shared, T0 + offset + 60_000, duration)).toEqual(buildSnapshot(structuredClone(copies), T0 + offset + 60_000, duration))
-        expect(buildSnapshot(shared, T0 + offset, duration + 1)).toEqual(buildSnapshot(structuredClone(copies), T0 + offset, duration + 1))
+        expect(seen(buildSnapshot(shared, T0 + offset + 60_000, duration))).toEqual(seen(buildSnapshot(structuredClone(copies), T0 + offset + 60_000, duration)))
+        expect(seen(buildSnapshot(shared, T0 + offset, duration + 1))).toEqual(seen(buildSnapshot(structuredClone(copies), T0 + offset, duration + 1)))
       }),
     )
   })

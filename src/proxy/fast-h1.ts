@@ -11,7 +11,7 @@ import { applyOriginCommand } from '../room/pipeline/origin-command.ts'
 import { originFailure } from './failure.ts'
 import { hasHeader, headerListOf, type HeaderList } from './headers.ts'
 import { bunDial } from './h1-dial.ts'
-import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Flow } from './h1-pool.ts'
+import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Answer, type H1Flow } from './h1-pool.ts'
 import type { H1Head } from './h1.ts'
 import { invalidOriginHead } from './origin-validate.ts'
 import { declaresBody, OriginTimeout, untypedBody, type OriginTransport } from './transport.ts'
@@ -51,71 +51,91 @@ export function h1Takes(request: Request): boolean {
 export function h1Forward(h1: H1Forwarder, setup: FastSetup, c: Context, fast: FastForward, request: Request): Promise<Response> {
   const list = fastOriginHeaders(setup, fast, headerListOf(request.headers))
   return new Promise((resolve) => {
-    let chunks: Uint8Array[] | undefined
-    let controller: ReadableStreamDefaultController<Uint8Array> | undefined
-    let answered = false
-    let done = false
-    let head: H1Head | undefined
-    let clientHeaders: HeaderList | undefined
-    const respond = (body: BodyInit | null): void => {
-      const pairs: [string, string][] = []
-      for (let i = 0; i + 1 < clientHeaders!.length; i += 2) pairs.push([clientHeaders![i]!, clientHeaders![i + 1]!])
-      // Checked before a Response is built: one that throws (a status it refuses, a header value) would leave the promise unresolved.
-      let response: Response
-      try {
-        const invalid = invalidOriginHead(head!.status, head!.statusText, clientHeaders!)
-        if (invalid) throw invalid
-        response = new Response(body, { status: head!.status, statusText: head!.statusText, headers: pairs })
-      } catch (error) {
-        done = true
-        flow.abort()
-        return fail(error)
-      }
-      answered = true
-      resolve(response)
-    }
-    const fail = (error: unknown): void => {
-      h1.onOriginError(error, request)
-      const timedOut = error instanceof OriginTimeout
-      resolve(originFailure(c, timedOut ? 504 : 502, timedOut ? 'origin timed out' : 'origin unreachable'))
-    }
-    const flow: H1Flow = h1.pool.request(request.method, fast.path, list, h1.timeoutMs, {
-      head(answer) {
-        head = answer
-        clientHeaders = fastClientHeaders(setup, c, fast, answer.headers)
-        if (answer.length === 0) return respond(null)
-        if (answer.length !== undefined && answer.length <= WHOLE_BODY_MAX) {
-          chunks = []
-          return
-        }
-        respond(new ReadableStream<Uint8Array>({
-          start: (c) => void (controller = c),
-          pull: () => flow.resume(),
-          cancel: () => ((done = true), flow.abort()),
-        }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 })))
-      },
-      data(bytes) {
-        if (chunks) return void chunks.push(bytes)
-        if (done || !controller) return
-        controller.enqueue(bytes)
-        if ((controller.desiredSize ?? 1) <= 0) flow.pause()
-      },
-      end() {
-        if (chunks) return respond(untyped((chunks.length === 1 ? chunks[0]! : concat(chunks, head!.length!)) as Uint8Array<ArrayBuffer>, clientHeaders!))
-        if (!done) controller?.close()
-        done = true
-      },
-      error(error) {
-        if (answered) {
-          // The origin broke off mid-body: the client must see a broken body, not a short one.
-          if (!done) controller?.error(error)
-          done = true
-          return
-        }
-        fail(error)
-      },
-    })
+    const exchange = new Exchange(h1, setup, c, fast, request, resolve)
+    exchange.flow = h1.pool.request(request.method, fast.path, list, h1.timeoutMs, exchange)
   })
+}
+
+/** One request's answer, as the pool's callbacks: an object with methods rather than a closure each (less to allocate per request). */
+class Exchange implements H1Answer {
+  flow: H1Flow | undefined
+  private chunks: Uint8Array[] | undefined
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined
+  private answered = false
+  private done = false
+  private answer: H1Head | undefined
+  private clientHeaders: HeaderList | undefined
+
+  constructor(
+    private readonly h1: H1Forwarder,
+    private readonly setup: FastSetup,
+    private readonly c: Context,
+    private readonly fast: FastForward,
+    private readonly request: Request,
+    private readonly resolve: (response: Response) => void,
+  ) {}
+
+  private respond(body: BodyInit | null): void {
+    const list = this.clientHeaders!
+    const pairs: [string, string][] = []
+    for (let i = 0; i + 1 < list.length; i += 2) pairs.push([list[i]!, list[i + 1]!])
+    // Checked and built before `answered` is set: a head the proxy cannot pass on (origin-validate.ts) or a Response
+    // cannot carry is a 502 here — called from the pool's end() too, outside its error path — never a promise left unsettled.
+    let response: Response
+    try {
+      const invalid = invalidOriginHead(this.answer!.status, this.answer!.statusText, list)
+      if (invalid) throw invalid
+      response = new Response(body, { status: this.answer!.status, statusText: this.answer!.statusText, headers: pairs })
+    } catch (error) {
+      this.done = true
+      this.flow?.abort()
+      return this.error(error)
+    }
+    this.answered = true
+    this.resolve(response)
+  }
+
+  head(answer: H1Head): void {
+    this.answer = answer
+    this.clientHeaders = fastClientHeaders(this.setup, this.c, this.fast, answer.headers)
+    if (answer.length === 0) return this.respond(null)
+    if (answer.length !== undefined && answer.length <= WHOLE_BODY_MAX) {
+      this.chunks = []
+      return
+    }
+    this.respond(new ReadableStream<Uint8Array>({
+      start: (controller) => void (this.controller = controller),
+      pull: () => this.flow?.resume(),
+      cancel: () => ((this.done = true), this.flow?.abort()),
+    }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 })))
+  }
+
+  data(bytes: Uint8Array): void {
+    if (this.chunks) return void this.chunks.push(bytes)
+    const controller = this.controller
+    if (this.done || !controller) return
+    controller.enqueue(bytes)
+    if ((controller.desiredSize ?? 1) <= 0) this.flow?.pause()
+  }
+
+  end(): void {
+    const chunks = this.chunks
+    if (chunks) return this.respond(untyped((chunks.length === 1 ? chunks[0]! : concat(chunks, this.answer!.length!)) as Uint8Array<ArrayBuffer>, this.clientHeaders!))
+    if (!this.done) this.controller?.close()
+    this.done = true
+  }
+
+  error(error: unknown): void {
+    if (this.answered) {
+      // The origin broke off mid-body: the client must see a broken body, not a short one.
+      if (!this.done) this.controller?.error(error)
+      this.done = true
+      return
+    }
+    this.h1.onOriginError(error, this.request)
+    const timedOut = error instanceof OriginTimeout
+    this.resolve(originFailure(this.c, timedOut ? 504 : 502, timedOut ? 'origin timed out' : 'origin unreachable'))
+  }
 }
 
 /** Bytes as a Response body that gets no Content-Type the origin did not send (see {@link untypedBody}). */

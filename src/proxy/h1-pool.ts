@@ -6,7 +6,8 @@
  * the socket comes from a dialer, found at run time (`bunDial`: Bun.connect; ./node-dial.ts: node:net).
  * Used only for requests without a body; anything else takes the transport's path.
  */
-import { H1ProtocolError, H1Reader, requestHead, type H1Head } from './h1.ts'
+import { H1ProtocolError, H1Reader, type H1Head } from './h1.ts'
+import { requestHead } from './h1-text.ts'
 import type { HeaderList } from './headers.ts'
 import { OriginTimeout } from './transport.ts'
 
@@ -87,7 +88,6 @@ export class H1Pool {
     private readonly host: string,
     private readonly port: number,
     private readonly keepAliveMs: number,
-    private readonly maxIdle = 256, // idle connections kept, more closed as they go idle: node:http's Agent keeps as many (maxFreeSockets)
   ) {}
 
   /** Sends a bodiless request; the answer's callbacks follow. */
@@ -100,7 +100,9 @@ export class H1Pool {
     }
     const begin = (c: Connection, reused: boolean): void => {
       current = c
-      c.reader = new H1Reader(READER_EVENTS(c), method)
+      // A kept-alive connection's reader reads its next answer: one reader per connection, not per request.
+      if (c.reader?.complete) c.reader.next(method)
+      else c.reader = new H1Reader(READER_EVENTS(c), method)
       c.answer = answer
       c.heard = false
       // Sent again only where no origin can have acted on it: idempotent, on a kept-alive connection that closed before a byte of answer.
@@ -158,7 +160,6 @@ export class H1Pool {
     }
     if (!reader.complete) return
     c.answer = undefined
-    c.reader = undefined
     if (reader.reusable) this.release(c)
     else this.drop(c)
     answer.end()
@@ -229,7 +230,7 @@ export class H1Pool {
       c.paused = false
       c.socket?.resume()
     }
-    if (this.idle.length >= this.maxIdle) return this.drop(c)
+    if (this.idle.length >= 256) return this.drop(c) // at most 256 idle, as node:http's Agent (maxFreeSockets): a burst's connections close as they go idle
     c.idleSince = Date.now()
     this.idle.push(c)
     // Idle connections older than keepAliveMs are closed, checked a few times per period: one timer per pool, not per request.

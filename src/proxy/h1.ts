@@ -8,7 +8,8 @@
  * skips them. Anything it does not understand is an error (the proxy answers 502), never a guess.
  */
 import type { HeaderList } from './headers.ts'
-import { headEnd, headTextProblem, statusProblem } from './origin-validate.ts'
+import { hasToken, headText, latin1 } from './h1-text.ts'
+import { checkedHeadText, checkedStatus } from './origin-validate.ts'
 
 /** The status line and header lines of an answer. */
 export interface H1Head {
@@ -37,26 +38,15 @@ export class H1ProtocolError extends Error {
   override name = 'H1ProtocolError'
 }
 
-/** Latin-1 text of bytes, as node:http reads header lines (TextDecoder's 'latin1' is windows-1252). */
-function latin1(bytes: Uint8Array, start: number, end: number): string {
-  let text = ''
-  for (let i = start; i < end; i += 4096) text += String.fromCharCode.apply(null, bytes.subarray(i, Math.min(end, i + 4096)) as unknown as number[])
-  return text
-}
-
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-
-/** Whether a comma-separated header value has this token (lower-case), as Connection and Transfer-Encoding lists. */
-function hasToken(value: string, token: string): boolean {
-  for (const part of value.split(',')) if (part.trim().toLowerCase() === token) return true
-  return false
-}
 
 /** Reads one answer after another from a connection's bytes, for requests sent with `method` in order. */
 export class H1Reader {
   private buffer: Uint8Array | undefined
   private scanned = 0
+  /** Whether the head scanned so far has a byte above 0x7f (then it is decoded byte by byte). */
+  private high = false
   private state: 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'close' | 'done' = 'head'
   private remaining = 0
   private keepAlive = false
@@ -64,8 +54,18 @@ export class H1Reader {
 
   constructor(
     private readonly events: H1Events,
-    private readonly method: string,
+    private method: string,
   ) {}
+
+  /** Reads the next answer, to a request sent with `method` (a connection's reader is reused: no allocation per request). */
+  next(method: string): void {
+    if (this.state !== 'done') throw new H1ProtocolError('the previous answer is not complete')
+    this.method = method
+    this.state = 'head'
+    this.buffer = undefined
+    this.scanned = 0
+    this.high = false
+  }
 
   /** Bytes from the connection; throws {@link H1ProtocolError} on anything unreadable. */
   feed(chunk: Uint8Array): void {
@@ -165,22 +165,36 @@ export class H1Reader {
     this.events.end(this.keepAlive)
   }
 
+  /** Where the head starting at `at` ends (after its blank line), or -1; notes a byte above 0x7f on the way, throws on a bare LF. */
+  private headEnd(bytes: Uint8Array, at: number): number {
+    for (let i = Math.max(at + this.scanned, at + 3); i < bytes.length; i++) {
+      const byte = bytes[i]!
+      if (byte > 0x7f) this.high = true
+      else if (byte === LF) {
+        if (bytes[i - 1] !== CR) throw new H1ProtocolError('a line of the answer head ends in a bare LF') // at once, not a wait for a CRLFCRLF that never comes
+        if (bytes[i - 2] === LF && bytes[i - 3] === CR) return i + 1
+      }
+    }
+    return -1
+  }
+
   private readHead(bytes: Uint8Array, at: number): number {
-    const end = headEnd(bytes, at, Math.max(at, this.scanned - 3))
+    // The first three bytes are looked at as part of the end; the high-byte flag (and the bare-LF check) need them too.
+    if (this.scanned === 0) for (let i = at; i < at + 3 && i < bytes.length; i++) if (bytes[i]! > 0x7f) this.high = true
+    else if (bytes[i] === LF) throw new H1ProtocolError('a line of the answer head ends in a bare LF')
+    const end = this.headEnd(bytes, at)
     if (end === -1) {
       if (bytes.length - at > MAX_HEAD) throw new H1ProtocolError('response headers too large')
-      this.scanned = bytes.length - at
+      this.scanned = Math.max(0, bytes.length - at - 3)
       return -1
     }
     this.scanned = 0
-    const text = latin1(bytes, at, end - 4)
-    const lines = text.split('\r\n')
+    // NUL, a bare CR, DEL… in a line, a status 000 or 099 (not interim): a 502 now, not a head a client's writer throws on.
+    const lines = checkedHeadText(headText(bytes, at, end - 4, this.high)).split('\r\n')
+    this.high = false
     const status = STATUS_LINE.exec(lines[0]!)
     if (!status) throw new H1ProtocolError(`an unreadable status line: ${JSON.stringify(lines[0]!.slice(0, 60))}`)
-    const code = Number(status[2])
-    // NUL, a bare CR, DEL… in a line, a status 000 or 099 (not interim): a 502 now, not a head a client's writer throws on.
-    const problem = headTextProblem(text) ?? statusProblem(code)
-    if (problem) throw new H1ProtocolError(problem)
+    const code = checkedStatus(Number(status[2]))
     const headers: HeaderList = []
     let length: number | undefined
     let chunked = false
@@ -231,17 +245,4 @@ export class H1Reader {
     }
     return end
   }
-}
-
-/** The request's first line and header lines (then `Connection: keep-alive`), as bytes when a value holds a byte above 0x7f (written Latin-1, as node:http does), else text. */
-export function requestHead(method: string, path: string, headers: HeaderList): string | Uint8Array {
-  let head = `${method} ${path} HTTP/1.1\r\n`
-  for (let i = 0; i + 1 < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`
-  // As node:http's keep-alive agent ends every head (HTTP/1.1's default, said out loud): the origin sees the same bytes either way.
-  head += 'Connection: keep-alive\r\n\r\n'
-  // eslint-disable-next-line no-control-regex
-  if (!/[^\x00-\x7f]/.test(head)) return head
-  const bytes = new Uint8Array(head.length)
-  for (let i = 0; i < head.length; i++) bytes[i] = head.charCodeAt(i) & 0xff
-  return bytes
 }

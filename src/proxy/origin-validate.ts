@@ -22,19 +22,6 @@ export class InvalidOriginAnswer extends Error {
   override name = 'InvalidOriginAnswer'
 }
 
-const CR = 13
-const LF = 10
-
-/** Where the head from `at` ends (after its CRLFCRLF), or -1: more bytes needed. A bare LF is an error at once: waiting for a CRLFCRLF that never comes would turn it into a timeout. */
-export function headEnd(bytes: Uint8Array, at: number, from: number): number {
-  for (let i = Math.max(from, at); i < bytes.length; i++) {
-    if (bytes[i] !== LF) continue
-    if (i === at || bytes[i - 1] !== CR) throw new InvalidOriginAnswer('a line of the answer head ends in a bare LF')
-    if (i - 3 >= at && bytes[i - 2] === LF && bytes[i - 3] === CR) return i + 1
-  }
-  return -1
-}
-
 /** Why an answer's status is not one the proxy passes on, or undefined. */
 export function statusProblem(status: number): string | undefined {
   return Number.isInteger(status) && status >= 100 && status <= 599 ? undefined : `the origin answered status ${status}, outside 100-599`
@@ -63,4 +50,18 @@ export function originHeadProblem(status: number, reason: string, headers: reado
 export function invalidOriginHead(status: number, reason: string, headers: readonly string[]): InvalidOriginAnswer | undefined {
   const problem = originHeadProblem(status, reason, headers)
   return problem === undefined ? undefined : new InvalidOriginAnswer(problem)
+}
+
+/** `text` (a head as read, lines joined by CRLF), or an {@link InvalidOriginAnswer} thrown. */
+export function checkedHeadText(text: string): string {
+  const problem = headTextProblem(text)
+  if (problem) throw new InvalidOriginAnswer(problem)
+  return text
+}
+
+/** `status`, or an {@link InvalidOriginAnswer} thrown when outside 100-599 (`000`, `099` are not interim answers). */
+export function checkedStatus(status: number): number {
+  const problem = statusProblem(status)
+  if (problem) throw new InvalidOriginAnswer(problem)
+  return status
 }

@@ -64,12 +64,26 @@ function answer(socket: Socket, method: string, q: URLSearchParams): void {
   }
   if (q.get('location')) head.push(`Location: http://${q.get('location')}/next`)
   const framing = q.get('framing')
-  const bodiless = method === 'HEAD' || status === 204 || status === 304
   if (q.get('close')) head.push('Connection: close')
   if (framing === 'length') head.push(`Content-Length: ${body.length}`)
   if (framing === 'chunked') head.push('Transfer-Encoding: chunked')
+  // Bytes above 0x7f in a head are Latin-1 on the wire (0x80-0x9f too, where windows-1252 would differ).
+  if (q.get('latin')) head.push('X-Latin: caf\u00e9 \u0080\u009f\u00ff')
   if (q.get('interim')) socket.write('HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n')
-  socket.write(`${head.join('\r\n')}\r\n\r\n`)
+  const headBytes = Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1')
+  // A head in pieces (cut inside its end and early on): the reader must find its end and its bytes across reads.
+  const split = Number(q.get('split'))
+  if (!split) return finish(socket, method, q, headBytes, body)
+  socket.write(headBytes.subarray(0, headBytes.length - split))
+  setTimeout(() => finish(socket, method, q, headBytes.subarray(headBytes.length - split), body), 5)
+}
+
+function finish(socket: Socket, method: string, q: URLSearchParams, head: Buffer, body: Buffer): void {
+  const fault = q.get('fault')
+  const status = Number(q.get('status'))
+  const framing = q.get('framing')
+  const bodiless = method === 'HEAD' || status === 204 || status === 304
+  socket.write(head)
   if (bodiless) return void (q.get('close') && socket.end())
   if (fault === 'cut-body') return void socket.end(body.subarray(0, body.length >> 1))
   if (framing === 'chunked') {
@@ -150,6 +164,9 @@ export async function runDifferential(dial: H1Dial, seed: number, runs: number, 
       if (rand() < 0.15) q.set('close', '1')
       if (rand() < 0.15) q.set('interim', '1')
       if (rand() < 0.2) q.set('location', 'ORIGIN')
+      if (rand() < 0.2) q.set('latin', '1')
+      if (rand() < 0.15) q.set('split', String(pick([1, 2, 3, 5, 40])))
+      if (rand() < 0.1) q.set('reason', 'D\u00e9j\u00e0 vu')
       if (fault) q.set('fault', fault)
       const headers = pick(HEADER_SETS)
       const outcomes: Outcome[] = []

@@ -2,7 +2,8 @@
  * break14b — issue #14 item 5 on the middleware, any adapter: "Admitted users never depend on the coordinator."
  * A coordinator whose every call hangs (never settles) or throws at once, after 3 users were admitted; the clock
  * then crosses minute boundaries (renewals) and reaches 4 minutes (sessions of 5). Every admitted request must be
- * served (reach the handler) and fast (< 50 ms real, far under coordinatorTimeoutMs = 1000).
+ * served (reach the handler) and fast (< 50 ms real, far under coordinatorTimeoutMs = 1000) — but for one renewal
+ * per worker, which waits at most 150 ms for its move to be counted before the worker stops waiting (#14 item 3).
  * Also with the coordinator given as a per-request factory `(c) => adapter`, and with history recording on.
  */
 import { describe, expect, it } from 'vitest'
@@ -44,11 +45,15 @@ describe('break14b: admitted users while every coordinator call hangs or throws'
           const r = await w.request(cookies[i], { noSettle: true })
           const ms = performance.now() - t
           if (!r.admitted) refused.push(`user ${i} at +${at} ms: ${r.status}`)
-          if (ms > 50) slow.push(`user ${i} at +${at} ms: ${Math.round(ms)} ms`)
+          if (ms > 50) slow.push(`user ${i} at +${at} ms`)
+          if (ms > 400) refused.push(`user ${i} at +${at} ms: waited ${Math.round(ms)} ms`)
           if (r.cookie) cookies[i] = r.cookie
         }
       }
-      expect({ refused, slow }).toEqual({ refused: [], slow: [] })
+      // A renewal waits for its move to be counted (README, Security and reliability): at most 150 ms, once per
+      // worker while the coordinator is down (none after a failed report or a wait that timed out).
+      expect(refused).toEqual([])
+      expect(slow.length).toBeLessThanOrEqual(mode === 'hang' ? 1 : 0)
     })
   }
 })

@@ -84,9 +84,13 @@ describe('an admitted ticket on odd requests: fast path on and off answer alike'
     expect((await probe(sides[0]!, get('/a'))).fast).toBe(true)
   })
 
-  it.each(Object.entries(CASES))('%s', async (_, bytes) => {
+  it.each(Object.entries(CASES))('%s', async (name, bytes) => {
     const [fast, full] = [await probe(sides[0]!, bytes), await probe(sides[1]!, bytes)]
     expect(fast.answer).toBe(full.answer)
+    // One known difference, in the fast path's favour: node:http frames a bodiless request of a method other than
+    // GET, HEAD, DELETE, OPTIONS, TRACE or CONNECT as chunked (it stores an array of headers at construction,
+    // before any option could stop it); the fast path's own client sends the request as the client did.
+    if (name === 'propfind') return expect([fast.origin, full.origin.replace(',"Transfer-Encoding","chunked"]', ']')]).toEqual([full.origin.replace(',"Transfer-Encoding","chunked"]', ']'), fast.origin])
     expect(fast.origin).toBe(full.origin)
   }, 10_000)
 })
