@@ -24,9 +24,24 @@ describe('forwarding claims: a class of names', () => {
     fc.assert(fc.property(addressed, ([prefix, middle, suffix]) => isForwardingClaim(prefix + middle + suffix)), { numRuns: 500 })
   })
 
+  it('the same names with some or all dashes written as underscores are claims too (CGI/WSGI origins read both as one)', () => {
+    // Which dashes become underscores: a bit per dash, generated.
+    const underscored = (name: string, bits: number): string => {
+      let k = 0
+      return name.replace(/-/g, () => ((bits >> k++ & 1) === 1 ? '_' : '-'))
+    }
+    const mask = fc.integer({ min: 1, max: 0xff })
+    fc.assert(fc.property(family, tail, mask, (prefix, rest, bits) => isForwardingClaim(underscored(prefix + rest, bits))), { numRuns: 500 })
+    fc.assert(fc.property(addressed, mask, ([prefix, middle, suffix], bits) => isForwardingClaim(underscored(prefix + middle + suffix, bits))), { numRuns: 500 })
+    for (const name of FORWARDING_CLAIMS.filter((n) => n.includes('-'))) expect(isForwardingClaim(name.replaceAll('-', '_')), name).toBe(true)
+  })
+
   it('ordinary and app headers are not', () => {
     const ordinary = ['accept', 'accept-language', 'authorization', 'cookie', 'content-type', 'user-agent', 'referer', 'origin', 'x-request-id',
       'x-client-id', 'x-client-version', 'x-api-key', 'x-csrf-token', 'x-requested-with', 'sec-fetch-site', 'if-none-match', 'x-zip', 'x-skip', 'tip', 'x-trace-id', 'range']
-    for (const name of ordinary) expect(isForwardingClaim(name), name).toBe(false)
+    for (const name of ordinary) {
+      expect(isForwardingClaim(name), name).toBe(false)
+      expect(isForwardingClaim(name.replaceAll('-', '_')), name).toBe(false)
+    }
   })
 })

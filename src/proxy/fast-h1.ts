@@ -9,11 +9,12 @@ import type { Context } from 'hono'
 import { ContextClass, fastClientHeaders, fastForward, fastOriginHeaders, fetchRequestView, type FastForward, type FastSetup } from './fast.ts'
 import { applyOriginCommand } from '../room/pipeline/origin-command.ts'
 import { originFailure } from './failure.ts'
-import { headerListOf, type HeaderList } from './headers.ts'
+import { hasHeader, headerListOf, type HeaderList } from './headers.ts'
 import { bunDial } from './h1-dial.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Answer, type H1Flow } from './h1-pool.ts'
 import type { H1Head } from './h1.ts'
-import { declaresBody, OriginTimeout, type OriginTransport } from './transport.ts'
+import { invalidOriginHead } from './origin-validate.ts'
+import { declaresBody, OriginTimeout, untypedBody, type OriginTransport } from './transport.ts'
 
 /** What the fast path needs to forward through its own client. */
 export interface H1Forwarder {
@@ -78,8 +79,18 @@ class Exchange implements H1Answer {
     const list = this.clientHeaders!
     const pairs: [string, string][] = []
     for (let i = 0; i + 1 < list.length; i += 2) pairs.push([list[i]!, list[i + 1]!])
-    // Built before `answered` is set: an answer a Response cannot carry (a status above 599) throws here, into the pool's error path (502), not a promise never settled.
-    const response = new Response(body, { status: this.answer!.status, statusText: this.answer!.statusText, headers: pairs })
+    // Checked and built before `answered` is set: a head the proxy cannot pass on (origin-validate.ts) or a Response
+    // cannot carry is a 502 here — called from the pool's end() too, outside its error path — never a promise left unsettled.
+    let response: Response
+    try {
+      const invalid = invalidOriginHead(this.answer!.status, this.answer!.statusText, list)
+      if (invalid) throw invalid
+      response = new Response(body, { status: this.answer!.status, statusText: this.answer!.statusText, headers: pairs })
+    } catch (error) {
+      this.done = true
+      this.flow?.abort()
+      return this.error(error)
+    }
     this.answered = true
     this.resolve(response)
   }
@@ -109,7 +120,7 @@ class Exchange implements H1Answer {
 
   end(): void {
     const chunks = this.chunks
-    if (chunks) return this.respond((chunks.length === 1 ? chunks[0]! : concat(chunks, this.answer!.length!)) as Uint8Array<ArrayBuffer>)
+    if (chunks) return this.respond(untyped((chunks.length === 1 ? chunks[0]! : concat(chunks, this.answer!.length!)) as Uint8Array<ArrayBuffer>, this.clientHeaders!))
     if (!this.done) this.controller?.close()
     this.done = true
   }
@@ -125,6 +136,11 @@ class Exchange implements H1Answer {
     const timedOut = error instanceof OriginTimeout
     this.resolve(originFailure(this.c, timedOut ? 504 : 502, timedOut ? 'origin timed out' : 'origin unreachable'))
   }
+}
+
+/** Bytes as a Response body that gets no Content-Type the origin did not send (see {@link untypedBody}). */
+function untyped(bytes: Uint8Array<ArrayBuffer>, headers: HeaderList): BodyInit {
+  return hasHeader(headers, 'content-type') ? bytes : untypedBody(bytes)
 }
 
 function concat(chunks: Uint8Array[], length: number): Uint8Array<ArrayBuffer> {

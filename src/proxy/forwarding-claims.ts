@@ -86,8 +86,13 @@ const CLAIM_NAMES = new Set(['x-host', 'x-http-host-override', 'x-rewrite-url', 
  */
 const ADDRESS_CLAIM = /(?:^|-)(?:ip|ipv6|clientip|socketip|forwarded-for)$/
 
-/** Whether a (lower-case) request header name is a forwarding claim: dropped unless it came through trusted proxies. */
-export function isForwardingClaim(lower: string): boolean {
+/**
+ * Whether a (lower-case) request header name is a forwarding claim: dropped unless it came through trusted
+ * proxies. `_` counts as `-`: CGI/WSGI/Rack origins turn both into the same variable (X_Forwarded_For is
+ * their HTTP_X_FORWARDED_FOR), so an underscore spelling is the same claim.
+ */
+export function isForwardingClaim(name: string): boolean {
+  const lower = name.includes('_') ? name.replaceAll('_', '-') : name
   if (CLAIM_NAMES.has(lower) || ADDRESS_CLAIM.test(lower)) return true
   for (const prefix of CLAIM_PREFIXES) if (lower.startsWith(prefix)) return true
   return false

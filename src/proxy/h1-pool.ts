@@ -230,6 +230,7 @@ export class H1Pool {
       c.paused = false
       c.socket?.resume()
     }
+    if (this.idle.length >= 256) return this.drop(c) // at most 256 idle, as node:http's Agent (maxFreeSockets): a burst's connections close as they go idle
     c.idleSince = Date.now()
     this.idle.push(c)
     // Idle connections older than keepAliveMs are closed, checked a few times per period: one timer per pool, not per request.

@@ -12,6 +12,12 @@ export function latin1(bytes: Uint8Array, start: number, end: number): string {
   return text
 }
 
+/** Whether a comma-separated header value has this token (lower-case), as Connection and Transfer-Encoding lists. */
+export function hasToken(value: string, token: string): boolean {
+  for (const part of value.split(',')) if (part.trim().toLowerCase() === token) return true
+  return false
+}
+
 /** ASCII decodes the same as UTF-8 and Latin-1: one native decode (several times cheaper than fromCharCode on Bun). */
 const ASCII = new TextDecoder()
 

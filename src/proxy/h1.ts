@@ -8,7 +8,8 @@
  * skips them. Anything it does not understand is an error (the proxy answers 502), never a guess.
  */
 import type { HeaderList } from './headers.ts'
-import { headText, latin1 } from './h1-text.ts'
+import { hasToken, headText, latin1 } from './h1-text.ts'
+import { checkedHeadText, checkedStatus } from './origin-validate.ts'
 
 /** The status line and header lines of an answer. */
 export interface H1Head {
@@ -40,12 +41,6 @@ export class H1ProtocolError extends Error {
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
-/** Whether a comma-separated header value has this token (lower-case), as Connection and Transfer-Encoding lists. */
-function hasToken(value: string, token: string): boolean {
-  for (const part of value.split(',')) if (part.trim().toLowerCase() === token) return true
-  return false
-}
-
 /** Reads one answer after another from a connection's bytes, for requests sent with `method` in order. */
 export class H1Reader {
   private buffer: Uint8Array | undefined
@@ -55,6 +50,7 @@ export class H1Reader {
   private state: 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'close' | 'done' = 'head'
   private remaining = 0
   private keepAlive = false
+  private leftover = false // bytes came after the answer: the connection is not reused
 
   constructor(
     private readonly events: H1Events,
@@ -108,7 +104,7 @@ export class H1Reader {
 
   /** Complete, and the connection may carry the next request. */
   get reusable(): boolean {
-    return this.state === 'done' && this.keepAlive
+    return this.state === 'done' && this.keepAlive && !this.leftover
   }
 
   /** Reads from `at`; returns where it stopped, or -1 when more bytes are needed (kept from `at`). */
@@ -137,8 +133,9 @@ export class H1Reader {
       case 'chunk-end':
       case 'trailers':
         return this.readChunkLine(bytes, at)
-      default:
-        throw new H1ProtocolError('the origin sent bytes after its answer')
+      default: // bytes beyond the answer: it is whole and still delivered, the connection not reused
+        this.leftover = true
+        return bytes.length
     }
   }
 
@@ -168,19 +165,23 @@ export class H1Reader {
     this.events.end(this.keepAlive)
   }
 
-  /** Where the head starting at `at` ends (after its blank line), or -1; notes a byte above 0x7f on the way. */
+  /** Where the head starting at `at` ends (after its blank line), or -1; notes a byte above 0x7f on the way, throws on a bare LF. */
   private headEnd(bytes: Uint8Array, at: number): number {
     for (let i = Math.max(at + this.scanned, at + 3); i < bytes.length; i++) {
       const byte = bytes[i]!
       if (byte > 0x7f) this.high = true
-      else if (byte === LF && bytes[i - 1] === CR && bytes[i - 2] === LF && bytes[i - 3] === CR) return i + 1
+      else if (byte === LF) {
+        if (bytes[i - 1] !== CR) throw new H1ProtocolError('a line of the answer head ends in a bare LF') // at once, not a wait for a CRLFCRLF that never comes
+        if (bytes[i - 2] === LF && bytes[i - 3] === CR) return i + 1
+      }
     }
     return -1
   }
 
   private readHead(bytes: Uint8Array, at: number): number {
-    // The first three bytes are looked at as part of the end; the high-byte flag needs them too.
+    // The first three bytes are looked at as part of the end; the high-byte flag (and the bare-LF check) need them too.
     if (this.scanned === 0) for (let i = at; i < at + 3 && i < bytes.length; i++) if (bytes[i]! > 0x7f) this.high = true
+    else if (bytes[i] === LF) throw new H1ProtocolError('a line of the answer head ends in a bare LF')
     const end = this.headEnd(bytes, at)
     if (end === -1) {
       if (bytes.length - at > MAX_HEAD) throw new H1ProtocolError('response headers too large')
@@ -188,11 +189,12 @@ export class H1Reader {
       return -1
     }
     this.scanned = 0
-    const lines = headText(bytes, at, end - 4, this.high).split('\r\n')
+    // NUL, a bare CR, DEL… in a line, a status 000 or 099 (not interim): a 502 now, not a head a client's writer throws on.
+    const lines = checkedHeadText(headText(bytes, at, end - 4, this.high)).split('\r\n')
     this.high = false
     const status = STATUS_LINE.exec(lines[0]!)
     if (!status) throw new H1ProtocolError(`an unreadable status line: ${JSON.stringify(lines[0]!.slice(0, 60))}`)
-    const code = Number(status[2])
+    const code = checkedStatus(Number(status[2]))
     const headers: HeaderList = []
     let length: number | undefined
     let chunked = false

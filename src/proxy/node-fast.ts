@@ -16,6 +16,7 @@ import { ContextClass, fastClientHeaders, fastForward, fastOriginHeaders, rawHea
 import { answerDirectly, writeResponse } from './node-answer.ts'
 import { NODE_AGENTS, pipeIncoming, type Agents } from './node.ts'
 import { declaresBody, OriginTimeout } from './transport.ts'
+import { invalidOriginHead } from './origin-validate.ts'
 import { originFailure } from './failure.ts'
 import { h1Answer, h1PoolOf } from './node-h1.ts'
 
@@ -98,8 +99,11 @@ function pipe(fast: ProxyFastPath, agents: Agents, c: Context, forward: FastForw
   })
   let timer: ReturnType<typeof setTimeout> | undefined
   let settled = false
+  let answer: IncomingMessage | undefined
   const fail = (error: unknown): void => {
     clearTimeout(timer)
+    // An error after a whole answer (bytes beyond it): the socket is gone already; destroying the request would drop the answer's unread body.
+    if (answer?.complete) return
     request.destroy()
     if (settled) return
     settled = true
@@ -118,6 +122,10 @@ function pipe(fast: ProxyFastPath, agents: Agents, c: Context, forward: FastForw
   request.on('error', fail)
   request.on('response', (response) => {
     clearTimeout(timer)
+    // A head Node's parser passed but its writer refuses — status 099, a DEL in the reason: 502, not a crash.
+    const invalid = invalidOriginHead(response.statusCode!, response.statusMessage ?? '', response.rawHeaders)
+    if (invalid) return fail(invalid)
+    answer = response
     settled = true
     answerDirectly(response, outgoing, fastClientHeaders(setup, c, forward, response.rawHeaders), method)
   })

@@ -35,8 +35,9 @@ export function h1Answer(fast: ProxyFastPath, pool: H1Pool, c: Context, forward:
   let finished = false
   const flow: H1Flow = pool.request(method, forward.path, fastOriginHeaders(setup, forward, incoming.rawHeaders), fast.timeoutMs, {
     head(head) {
-      answered = true
+      // Answered once the head is written: a head writeHead refuses (it throws, to the pool's error) still gets the 502.
       outgoing.writeHead(head.status, head.statusText, fastClientHeaders(setup, c, forward, head.headers))
+      answered = true
       if (NULL_BODY.has(head.status) || method === 'HEAD') {
         finished = true
         outgoing.end()

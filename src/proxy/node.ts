@@ -34,9 +34,10 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import type { Context } from 'hono'
 import { endToEndHeaders, hasHeader } from './headers.ts'
-import { declaresBody, OriginTimeout, UnforwardableBody, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
+import { declaresBody, OriginTimeout, UnforwardableBody, untypedBody, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
 import { TUNNEL, type Tunnel } from './node-upgrade.ts'
 import { EXACT_TRANSPORT } from './h1-pool.ts'
+import { invalidOriginHead } from './origin-validate.ts'
 import { alreadySent, answerDirectly, NULL_BODY, readWhole, serverResponseOf, streamOf } from './node-answer.ts'
 
 export { proxyUpgrades, type UpgradeProxy } from './node-upgrade.ts'
@@ -95,8 +96,11 @@ function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel
     })
     let timer: ReturnType<typeof setTimeout> | undefined
     let settled = false
+    let originAnswer: IncomingMessage | undefined
     const fail = (error: unknown): void => {
       clearTimeout(timer)
+      // An error after a whole answer (bytes beyond it): the socket is gone already; destroying the request would drop the answer's unread body.
+      if (settled && originAnswer?.complete) return
       if (!settled) reject(error)
       settled = true
       request.destroy()
@@ -109,6 +113,10 @@ function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel
     request.once('error', fail)
     request.once('response', (response) => {
       clearTimeout(timer)
+      originAnswer = response
+      // A head Node's parser passed but its writer (or a Response) refuses — status 099, a DEL in the reason: 502, not a crash.
+      const invalid = invalidOriginHead(response.statusCode!, response.statusMessage ?? '', response.rawHeaders)
+      if (invalid) return fail(invalid)
       const outgoing = tunnel ? undefined : serverResponseOf(c)
       const direct = outgoing && origin.clientHeaderList(response.rawHeaders)
       if (direct) {
@@ -123,7 +131,8 @@ function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel
         return resolve({ ...answer, body: null })
       }
       const length = Number(response.headers['content-length'] ?? Number.NaN)
-      if (length <= WHOLE_BODY_MAX) return readWhole(response, (bytes) => ((settled = true), resolve({ ...answer, body: bytes })), fail)
+      const typed = response.headers['content-type'] !== undefined
+      if (length <= WHOLE_BODY_MAX) return readWhole(response, (bytes) => ((settled = true), resolve({ ...answer, body: typed ? bytes : untypedBody(bytes) })), fail)
       settled = true
       resolve({ ...answer, body: streamOf(response) })
     })

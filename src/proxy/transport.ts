@@ -241,3 +241,9 @@ async function requestBody(request: Request): Promise<ReadableStream<Uint8Array>
     cancel: (reason) => reader.cancel(reason),
   })
 }
+
+const TYPES_BYTES = typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined'
+/** Bytes the origin sent without Content-Type, as a body that gets none: on Bun, whose Response adds `application/octet-stream` to bytes, not to a stream, a one-chunk stream. */
+export function untypedBody(bytes: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> {
+  return TYPES_BYTES ? new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(bytes), c.close()) }) : bytes
+}

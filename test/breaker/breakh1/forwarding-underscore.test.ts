@@ -1,6 +1,6 @@
 /// <reference types="node" />
 /**
- * breakh1 — FAILING on be82c08 (both the fast path's own client and node:http: the header rule is shared).
+ * breakh1 — was FAILING on be82c08 (fixed: isForwardingClaim reads `_` as `-`) (both the fast path's own client and node:http: the header rule is shared).
  * README: without --trust-proxy "a client's forwarding headers ... are replaced by what the proxy sees itself";
  * the rule drops every name under X-Forwarded*, X-Real-*, `-IP` names, ... A client that writes the same names with
  * underscores (`X_Forwarded_For`, `X_Real_IP`, `Client_IP`) gets them to the origin untouched. CGI/WSGI origins
@@ -24,7 +24,7 @@ describe('breakh1 forwarding claims spelled with underscores (CLI on Node)', () 
   afterAll(() => { stopAll(); origin?.close() })
 
   for (const body of [false, true]) {
-    it(`[FAILS] X_Forwarded_For / X_Real_IP / Client_IP never reach the origin (${body ? 'node:http path' : "fast path's own client"})`, async () => {
+    it(`X_Forwarded_For / X_Real_IP / Client_IP never reach the origin (${body ? 'node:http path' : "fast path's own client"})`, async () => {
       const before = origin.heads.length
       const answer = await admitted(cli.port, ticket, '/r', { body, extra: 'X_Forwarded_For: 6.6.6.6\r\nX_Real_IP: 6.6.6.6\r\nClient_IP: 6.6.6.6\r\n' })
       expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK')

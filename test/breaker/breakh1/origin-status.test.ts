@@ -1,7 +1,7 @@
 /// <reference types="node" />
 /**
  * breakh1 — origin status codes below 100 through the CLI on Node.
- * FAILING on be82c08: an origin that answers `HTTP/1.1 099 X` (or `000`) to a request that takes node:http
+ * Was FAILING on be82c08 (fixed: src/proxy/origin-validate.ts, checked on every path): an origin that answers `HTTP/1.1 099 X` (or `000`) to a request that takes node:http
  * (a new user's first GET through the whole app, or an admitted user's request with a body) kills the proxy
  * process: ServerResponse.writeHead throws ERR_HTTP_INVALID_STATUS_CODE inside the origin response handler
  * (src/proxy/node-answer.ts answerDirectly), uncaught — exit code 1, every user cut off. README: "An origin that
@@ -9,7 +9,7 @@
  * the client waits the whole origin timeout (30 s) for a 504.
  * The same crash for a reason phrase holding DEL or a control character (writeHead: ERR_INVALID_CHAR in
  * statusMessage), which llhttp accepts; the fast path's own client resets the client with no answer instead.
- * HELD: `099` then a real 200 on the bodiless fast path answers the 200 (the reader skips it as interim).
+ * `099` then a real 200: was answered 200 by the fast path (skipped as interim), now 502 as on the node:http path.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { admitted, mint, raw, rawOrigin, sleep, startCli, stopAll, type RawOrigin } from './helpers.ts'
@@ -18,7 +18,7 @@ let origin: RawOrigin | undefined
 afterEach(() => { stopAll(); origin?.close() })
 
 describe('breakh1 origin status below 100 (CLI on Node)', () => {
-  it('[FAILS] a new user whose origin answers status 099: the proxy stays up and answers 502', async () => {
+  it('a new user whose origin answers status 099: the proxy stays up and answers 502', async () => {
     origin = await rawOrigin((s) => s.write('HTTP/1.1 099 X\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'))
     const cli = await startCli(origin.url)
     let exit: number | null | undefined
@@ -29,7 +29,7 @@ describe('breakh1 origin status below 100 (CLI on Node)', () => {
     expect(answer.split('\r\n')[0]).toMatch(/^HTTP\/1\.1 (502|200) /)
   }, 20_000)
 
-  it('[FAILS] an admitted request with a body (node:http) answered status 000: the proxy stays up and answers 502', async () => {
+  it('an admitted request with a body (node:http) answered status 000: the proxy stays up and answers 502', async () => {
     let reply = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
     origin = await rawOrigin((s) => s.write(reply))
     const cli = await startCli(origin.url)
@@ -43,7 +43,7 @@ describe('breakh1 origin status below 100 (CLI on Node)', () => {
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 502 Bad Gateway')
   }, 20_000)
 
-  it('[FAILS] a bodiless admitted GET answered status 000 gets 502 at once, not a 504 after the origin timeout', async () => {
+  it('a bodiless admitted GET answered status 000 gets 502 at once, not a 504 after the origin timeout', async () => {
     let reply = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
     origin = await rawOrigin((s) => s.write(reply))
     const cli = await startCli(origin.url)
@@ -54,7 +54,7 @@ describe('breakh1 origin status below 100 (CLI on Node)', () => {
   }, 20_000)
 
   for (const [name, line] of [['DEL', 'HTTP/1.1 200 O\x7fK'], ['SOH', 'HTTP/1.1 200 OK\x01']]) {
-    it(`[FAILS] a reason phrase holding ${name}: the proxy stays up and answers 502 on both paths`, async () => {
+    it(`a reason phrase holding ${name}: the proxy stays up and answers 502 on both paths`, async () => {
       let reply = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
       origin = await rawOrigin((s) => s.write(reply))
       const cli = await startCli(origin.url)
@@ -70,14 +70,16 @@ describe('breakh1 origin status below 100 (CLI on Node)', () => {
     }, 20_000)
   }
 
-  it('HELD: a bodiless admitted GET answered 099 then 200 gets the 200', async () => {
+  // Was HELD (the reader skipped 099 as interim); now a status outside 100-599 is a 502 on every path, as node:http's gets.
+  it('a bodiless admitted GET answered 099 then 200 gets 502 at once, as the node:http path does', async () => {
     let reply = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
     origin = await rawOrigin((s) => s.write(reply))
     const cli = await startCli(origin.url)
     const ticket = await mint(cli.port)
     reply = 'HTTP/1.1 099 X\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
     const answer = await admitted(cli.port, ticket, '/get')
-    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK')
-    expect(answer.endsWith('\r\n\r\nok')).toBe(true)
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 502 Bad Gateway')
+    const piped = await admitted(cli.port, ticket, '/post', { method: 'POST', body: true })
+    expect(piped.split('\r\n')[0]).toBe('HTTP/1.1 502 Bad Gateway')
   }, 20_000)
 })
