@@ -142,7 +142,7 @@ export class WorkerLink {
     let timer: ReturnType<typeof setTimeout> | undefined
     const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
     const answer = await Promise.race([acked, late])
-    clearTimeout(timer)
+    if (timer !== undefined) clearTimeout(timer)
     if (!answer) this.#failing = true // cleared by the next report that gets through
     return answer
   }
