@@ -4,8 +4,10 @@
  * from it, so no constant is tuned to a named scenario. `bursts` adds spike-like arrivals: a few times a
  * run, a crowd of a third to all of the limit within one second at a random second of a minute.
  */
+import { expect } from 'vitest'
 import { seededRandom } from '../../src/admission/plan.ts'
-import { parseScenario, planetScenario, type Scenario } from '../../src/simulator/index.ts'
+import { parseScenario, planetScenario, runSimulation, type Scenario, type SimulationResult } from '../../src/simulator/index.ts'
+import { formatSummary } from '../../src/simulator/report.ts'
 
 export interface GeneratedOptions {
   /** Mid-minute bursts at random seconds. Default false. */
@@ -79,3 +81,14 @@ export function generatedPlanet(seed: string): Scenario {
 /** The shape of a generated scenario, for a failing test's message. */
 export const shapeOf = (scenario: Scenario): string =>
   `${scenario.locations.length} locations (${[...new Set(scenario.locations.map((l) => l.workers))].join('/')} workers), lag ${scenario.lagMs} ms, sync ${scenario.syncIntervalMs} ms, session ${scenario.room.sessionDurationMinutes} min, refresh ${scenario.room.refreshIntervalSeconds} s`
+
+/** Runs `scenario` and checks what every generated room must hold: users queue, overshoot ≤ 1%, no minute over `newUsersPerMinute`. */
+export async function runWithinLimits(scenario: Scenario): Promise<{ result: SimulationResult; context: string }> {
+  const result = await runSimulation(scenario)
+  const { summary } = result
+  const context = `${shapeOf(scenario)}\n${formatSummary(result)}`
+  expect(summary.queuedUsers, `demand exceeds the limit, so users queue\n${context}`).toBeGreaterThan(0)
+  expect(summary.maxOvershootPercent, context).toBeLessThanOrEqual(1)
+  expect(summary.minutesOverNewUsersPerMinute, context).toBe(0)
+  return { result, context }
+}
