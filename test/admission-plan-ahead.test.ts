@@ -113,6 +113,25 @@ describe('FIFO holds back where the older users wait', () => {
     expect(newAtA).toEqual({ localLimit: 3, anywhereLimit: 2 })
     expect(fifoLimits(plan, 'b', MINUTE - 1)).toEqual({ localLimit: 1, anywhereLimit: 26 })
   })
+  it('users queued beside a counter with room go before its newcomers, however many older users wait where no counter has room', () => {
+    // Slots 30 (a: 3, b: 1, Anywhere 26). 40 users of the oldest bucket wait at b: 1 fits b's counter, 26 the
+    // Anywhere pool, 13 nothing this minute. Two users of the next bucket wait at a, whose counter none of them
+    // can use: they may take it, and a new user at a must leave it to them (before, the 40 made the whole next
+    // bucket ineligible while a's newcomers took a's counter).
+    const state: RoomState = {
+      at: START,
+      locations: {
+        a: { updatedAt: START, counts: { [`t${MINUTE - 2}`]: 20, [`a${MINUTE}`]: 170, [`w${MINUTE}.${MINUTE - 1}`]: 2 } },
+        b: { updatedAt: START, counts: { [`t${MINUTE - 2}`]: 10, [`w${MINUTE}.${MINUTE - 2}`]: 40 } },
+      },
+    }
+    const plan = planMinute(buildSnapshot(state, START + 1000, 1), { totalActiveUsers: 200, newUsersPerMinute: 200 })
+    expect(plan.allocation).toEqual({ locations: { a: 3, b: 1 }, anywhere: 26 })
+    expect(fifoLimits(plan, 'a', MINUTE - 1)).toEqual({ localLimit: 3, anywhereLimit: 0 })
+    expect(fifoLimits(plan, 'a', undefined)).toEqual({ localLimit: 1, anywhereLimit: 0 })
+    // The next bucket at b has nothing left: not eligible (no counter call).
+    expect(fifoLimits(plan, 'b', MINUTE - 1)).toBeUndefined()
+  })
 })
 
 describe('the previous minute seen from before this one', () => {

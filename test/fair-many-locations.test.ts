@@ -6,24 +6,13 @@
  * coordinator's lag was bounded, these seeds overshot by up to 0.86%, planet@3000 by 2.05%).
  */
 import { describe, expect, it } from 'vitest'
-import { seededRandom } from '../src/admission/plan.ts'
-import { planetScenario, runSimulation } from '../src/simulator/index.ts'
+import { runSimulation } from '../src/simulator/index.ts'
 import { formatSummary } from '../src/simulator/report.ts'
-
-function generated(seed: string) {
-  const random = seededRandom(seed)
-  const between = (low: number, high: number): number => low + Math.floor(random() * (high - low + 1))
-  const locations = between(100, 300)
-  const workers = between(1, 4)
-  const limit = between(100, 300)
-  const lagMs = between(2, 6) * 1000
-  const syncIntervalMs = between(1, 2) * 1000
-  return planetScenario({ locations, workers, limit, alpha: 1 + random() * 0.5 }, { seed, lagMs, syncIntervalMs, name: `many-${seed}` })
-}
+import { generatedPlanet } from './support/generated-rooms.ts'
 
 describe('generated many-location rooms: the limit holds', () => {
   it.each(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'])('seed %s', async (seed) => {
-    const scenario = generated(seed)
+    const scenario = generatedPlanet(seed)
     const result = await runSimulation(scenario)
     const shape = `${scenario.locations.length} locations × ${scenario.locations[0]!.workers} workers, lag ${scenario.lagMs} ms, sync ${scenario.syncIntervalMs} ms`
     const context = `${shape}\n${formatSummary(result)}`

@@ -8,7 +8,10 @@ import { planetScenario, rampScenario, runSimulation, scaleScenario, seed002Scen
 // locations); every later run must measure the same, figure by figure. Regenerate it only for a change that
 // is meant to change results, and say why in the commit: SIM_GOLDEN=write npx vitest run test/simulator-differential.test.ts
 // (Re-recorded once since: renewals now wait for their move to be counted, #14 item 3, which changes when workers
-// sync; overshoot stayed 0 and overtakes fell.)
+// sync; overshoot stayed 0 and overtakes fell. And again for issue 15's house-monotone split and location-by-location
+// FIFO fill, which change decisions: overshoot stayed 0, premature queueing fell on planet b, c, d by 23–34% and
+// rose on planet a (654 → 735), 2-minute overtakes fell to 0 on b, c, d, 1-minute ones rose on planet a
+// (0.17 → 0.83%) and seed002 fifo (0 → 0.67%).)
 const FIXTURE = new URL('./fixtures/simulator-golden.json', import.meta.url)
 
 const CASES: Record<string, () => Scenario> = {

@@ -62,7 +62,7 @@ export function planMinute(snapshot: Snapshot, limits: Limits, previous?: Minute
     reserved,
     traffic: snapshot.traffic,
     totalActiveUsers: limits.totalActiveUsers,
-    reservationInput: { buckets, waitingAt: snapshot.waitingAt, allocation, takenAt: (location) => snapshot.takenThisAt(location) },
+    reservationInput: { buckets, waitingAt: snapshot.waitingAt, allocation, takenAt: (location) => snapshot.takenThisAt(location), takenAnywhere: snapshot.takenThisMinute.anywhere },
     takenAnywhere: snapshot.takenThisMinute.anywhere,
     aheadCache: aheadCache(),
   }
@@ -132,37 +132,33 @@ function firstNotOlder(buckets: readonly EligibleBucket[], bucketId: number): nu
 }
 
 /**
- * Reserved slots held back from `location`'s counter and from Anywhere for the buckets before `index`: their
- * eligible users at this location, up to its untaken allocation, and the Anywhere part of those that do not
- * fit their own location's (reservations.ts). Never more than a counter has left, so the limits stay at or
- * above what it granted.
+ * Reserved slots held back from `location`'s counter and from Anywhere for the buckets before `index`: what
+ * their users take, oldest first, of their own location's untaken allocation and of the Anywhere pool's
+ * (reservations.ts). Never more than a counter has left, so the limits stay at or above what it granted.
  */
 function heldBack(plan: MinutePlan, location: string, index: number): { local: number; anywhere: number } {
   if (index === 0) return { local: 0, anywhere: 0 }
   const ahead = reservationsBefore(plan.reservationInput, plan.aheadCache, index)
   const anywhereRoom = Math.max(0, plan.allocation.anywhere - plan.takenAnywhere)
   return {
-    local: Math.min(roomAt(plan.reservationInput, location), Math.ceil(ahead.at(location))),
-    anywhere: Math.min(anywhereRoom, Math.ceil(ahead.spill)),
+    local: Math.min(roomAt(plan.reservationInput, location), ahead.at(location)),
+    anywhere: Math.min(anywhereRoom, ahead.spill),
   }
 }
 
 /**
- * FIFO limits. A new user may only use what the queued buckets leave. A queued user of bucket b may enter
- * once every older bucket fits in the remaining slots, and may not use what is reserved for older buckets:
- * its limits leave their reservation free, so a later bucket is never admitted ahead of an earlier one.
+ * FIFO limits. A user may only use what the older queued buckets leave of their location's counter and of the
+ * Anywhere pool: a new user's limits leave room for every queued bucket, a queued user's for the buckets
+ * older than its own, so no later bucket is admitted ahead of an earlier one that a counter could admit. A
+ * queued user for whom the snapshot shows nothing left is not eligible (`undefined`: no counter call).
  */
 export function fifoLimits(plan: MinutePlan, location: string, bucketId: number | undefined): CounterLimits | undefined {
-  let index = plan.buckets.length
-  if (bucketId !== undefined) {
-    index = firstNotOlder(plan.buckets, bucketId)
-    if (waitingBefore(plan, index) >= plan.remaining) return undefined
-  }
+  const index = bucketId === undefined ? plan.buckets.length : firstNotOlder(plan.buckets, bucketId)
   const held = heldBack(plan, location, index)
-  return {
-    localLimit: Math.max(0, (plan.allocation.locations[location] ?? 0) - held.local),
-    anywhereLimit: Math.max(0, plan.allocation.anywhere - held.anywhere),
-  }
+  const localLimit = Math.max(0, (plan.allocation.locations[location] ?? 0) - held.local)
+  const anywhereLimit = Math.max(0, plan.allocation.anywhere - held.anywhere)
+  if (bucketId !== undefined && localLimit <= (plan.reservationInput.takenAt(location) ?? 0) && anywhereLimit <= plan.takenAnywhere) return undefined
+  return { localLimit, anywhereLimit }
 }
 
 const sumWaiting = (buckets: readonly EligibleBucket[]): number => buckets.reduce((sum, b) => sum + b.waiting, 0)

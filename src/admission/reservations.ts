@@ -4,26 +4,29 @@
  * minute's traffic (so every worker computes the same split), but the queued users a reservation is for wait
  * where they wait: at a location whose share is small (busy two minutes ago elsewhere), older users find their
  * own counter used up while newer users elsewhere enter on theirs. So what a newer user must leave free is
- * worked out per location from where the older buckets' eligible users are: their own location's untaken
- * allocation first, the Anywhere pool for what does not fit. Holding back only lowers limits below the
- * allocation, so it can never grant more than the minute's slots.
+ * worked out per location from where the older buckets' users are: their own location's untaken allocation
+ * first, the Anywhere pool for what does not fit. Holding back only lowers limits below the allocation, so it
+ * can never grant more than the minute's slots.
  */
 import type { Allocation, EligibleBucket } from './slots.ts'
 import type { WaitingAt } from './snapshot.ts'
 
 export interface Ahead {
-  /** Eligible users of the older buckets waiting at `location` (fractional for a partly eligible bucket). */
+  /** What the older buckets' users waiting at `location` take of its own counter's untaken allocation. */
   at: (location: string) => number
-  /** Eligible older users their location's untaken allocation cannot take: they need the Anywhere pool. */
+  /** What the older buckets' users their own location cannot fit take of the Anywhere pool's untaken part. */
   spill: number
 }
 
 export interface ReservationInput {
+  /** Every queued bucket, oldest first. */
   buckets: readonly EligibleBucket[]
   waitingAt: WaitingAt
   allocation: Allocation
   /** Slots each location's counter granted this minute, as far as the snapshot knows. */
   takenAt: (location: string) => number | undefined
+  /** Slots the Anywhere counter granted this minute, as far as the snapshot knows. */
+  takenAnywhere: number
 }
 
 /** Untaken allocation of `location`'s own counter. */
@@ -31,66 +34,71 @@ export const roomAt = (input: ReservationInput, location: string): number =>
   Math.max(0, (input.allocation.locations[location] ?? 0) - (input.takenAt(location) ?? 0))
 
 /**
- * What the buckets before each index hold, built up bucket by bucket as decisions ask (a plan's buckets do not
- * change). Running sums per location in arrays, not a map copied per bucket: at 300 locations and a dozen
- * queued buckets the copies were most of a plan's cost (issue 15). Sums are added in the same order as ever.
+ * What the buckets before each index take, filled bucket by bucket, oldest first, as decisions ask (a plan's
+ * buckets do not change): each bucket's users at a location take that location's untaken allocation first,
+ * then the Anywhere pool's, as far as they go. Location by location, not from the minute's total: users
+ * of older buckets waiting where no counter has room cannot use another location's slots, so they must not
+ * keep that location's own queued users behind its newcomers (issue 15: a crowd at one location had new users
+ * elsewhere admitted ahead of older users queued beside them).
  */
 export interface AheadCache {
   prefixes: Ahead[]
-  /** Locations in the order the buckets first name them, their running sums and their untaken allocations. */
-  names: string[]
-  slot: Map<string, number>
-  older: number[]
-  room: number[]
+  /** Per bucket filled so far, what it took of each location's own counter (positive takes only). */
+  takes: Map<string, number>[]
+  /** Untaken allocation per location left after the buckets filled so far (set when a bucket first names it). */
+  left: Map<string, number>
+  /** The Anywhere pool's untaken part left; undefined until the first bucket is filled. */
+  anywhereLeft: number | undefined
 }
 
-export const aheadCache = (): AheadCache => ({ prefixes: [], names: [], slot: new Map(), older: [], room: [] })
+export const aheadCache = (): AheadCache => ({ prefixes: [], takes: [], left: new Map(), anywhereLeft: undefined })
 
-/** What the buckets before `index` hold, computed once per prefix. */
+/** What the buckets before `index` take, computed once per prefix. */
 export function reservationsBefore(input: ReservationInput, cache: AheadCache, index: number): Ahead {
   const { prefixes } = cache
-  if (prefixes.length === 0) prefixes.push(aheadOf(input, 0, 0))
+  if (prefixes.length === 0) prefixes.push(aheadOf(cache, 0, 0))
   while (prefixes.length <= index) {
-    const bucket = input.buckets[prefixes.length - 1]!
-    addBucket(input, cache, bucket)
-    let spill = 0
-    for (let k = 0; k < cache.names.length; k++) spill += Math.max(0, cache.older[k]! - cache.room[k]!)
-    prefixes.push(aheadOf(input, prefixes.length, spill))
+    const spill = prefixes[prefixes.length - 1]!.spill + fill(input, cache, input.buckets[prefixes.length - 1]!)
+    prefixes.push(aheadOf(cache, prefixes.length, spill))
   }
   return prefixes[index]!
 }
 
-function addBucket(input: ReservationInput, cache: AheadCache, bucket: EligibleBucket): void {
-  // Eligibility first: a bucket's table is made when first asked for (built-snapshot.ts), so only the buckets
-  // the minute's slots reach are ever made.
-  if (bucket.eligibleSlots <= 0 || bucket.waiting <= 0) return
+/** Fills one bucket into what is left; returns what it took of the Anywhere pool. */
+function fill(input: ReservationInput, cache: AheadCache, bucket: EligibleBucket): number {
+  const takes = new Map<string, number>()
+  cache.takes.push(takes)
+  cache.anywhereLeft ??= Math.max(0, input.allocation.anywhere - input.takenAnywhere)
+  // A bucket's table is made when first asked for (built-snapshot.ts): skip it once nothing is left to take.
+  if (bucket.waiting <= 0 || (cache.anywhereLeft === 0 && allLocalRoomTaken(input, cache))) return 0
   const where = input.waitingAt.get(bucket.bucketId)
-  if (!where) return
-  const part = bucket.eligibleSlots / bucket.waiting
+  if (!where) return 0
+  let fromAnywhere = 0
   for (const [name, waiting] of where) {
-    let k = cache.slot.get(name)
-    if (k === undefined) {
-      k = cache.names.push(name) - 1
-      cache.slot.set(name, k)
-      cache.older.push(0)
-      cache.room.push(roomAt(input, name))
-    }
-    cache.older[k] = cache.older[k]! + waiting * part
+    const room = cache.left.get(name) ?? roomAt(input, name)
+    const local = Math.min(waiting, room)
+    cache.left.set(name, room - local)
+    if (local > 0) takes.set(name, local)
+    const spill = Math.min(waiting - local, cache.anywhereLeft - fromAnywhere)
+    fromAnywhere += spill
   }
+  cache.anywhereLeft -= fromAnywhere
+  return fromAnywhere
 }
 
-/** The prefix of `count` buckets: a location's share summed over them, in bucket order, when asked. */
-function aheadOf(input: ReservationInput, count: number, spill: number): Ahead {
+/** Whether every location that was given an allocation has none of it left (a pass over the allocation). */
+function allLocalRoomTaken(input: ReservationInput, cache: AheadCache): boolean {
+  for (const name in input.allocation.locations) if ((cache.left.get(name) ?? roomAt(input, name)) > 0) return false
+  return true
+}
+
+/** The prefix of `count` buckets: a location's takes summed over them, in bucket order, when asked. */
+function aheadOf(cache: AheadCache, count: number, spill: number): Ahead {
   return {
     spill,
     at: (location) => {
       let older = 0
-      for (let i = 0; i < count; i++) {
-        const bucket = input.buckets[i]!
-        if (bucket.eligibleSlots <= 0 || bucket.waiting <= 0) continue
-        const waiting = input.waitingAt.get(bucket.bucketId)?.get(location)
-        if (waiting !== undefined) older += waiting * (bucket.eligibleSlots / bucket.waiting)
-      }
+      for (let i = 0; i < count; i++) older += cache.takes[i]!.get(location) ?? 0
       return older
     },
   }

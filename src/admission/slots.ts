@@ -3,7 +3,10 @@
  * Slot math (seeds 000 and 001), as pure functions. Numbers are whole users; allocations round down
  * per location and the Anywhere pool takes the remainder, so the parts always add up to the whole.
  */
+import { apportionmentOf, type Allocation } from './apportion.ts'
 import type { Bucket } from './snapshot.ts'
+
+export type { Allocation }
 
 export interface Limits {
   totalActiveUsers: number
@@ -21,31 +24,16 @@ export function availableSlots(limits: Limits, activeUsers: number, admittedThis
   return Math.max(0, Math.min(limits.totalActiveUsers - activeBefore, limits.newUsersPerMinute))
 }
 
-export interface Allocation {
-  /** Slots reserved per location that had traffic in the reference minute. */
-  locations: Record<string, number>
-  /** The shared pool for everyone else (and for a location whose own slots are used up). */
-  anywhere: number
-}
-
 /**
  * Splits `slots` by each location's share of the reference minute's traffic: share(L) = users(L) /
  * totalActiveUsers (seed 000: San Jose 20 of 200 → 10%). When the locations together saw more users than
  * the limit, shares are taken of their sum instead so they never exceed 100%. Anywhere gets the rest.
+ * Each location gets its rounded-down share, handed out slot by slot so that no part ever shrinks when the
+ * slots grow (apportion.ts: the slots grow within a minute as sessions end, and a counter may already have
+ * granted what an earlier split gave it).
  */
 export function allocateSlots(slots: number, traffic: Record<string, number>, totalActiveUsers: number): Allocation {
-  let seen = 0
-  for (const name in traffic) seen += Math.max(0, traffic[name]!)
-  const denominator = Math.max(totalActiveUsers, seen, 1)
-  const locations: Record<string, number> = {}
-  let given = 0
-  for (const name in traffic) {
-    // Integer arithmetic: 150 × 20 / 200 is exactly 15, where 150 × 0.1 is 15.000000000000002.
-    const share = Math.floor((slots * Math.max(0, traffic[name]!)) / denominator)
-    locations[name] = share
-    given += share
-  }
-  return { locations, anywhere: slots - given }
+  return apportionmentOf(traffic, totalActiveUsers).at(slots)
 }
 
 export interface EligibleBucket extends Bucket {
