@@ -89,7 +89,8 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
   const key = `${messages.lang}\n${view.refresh}\n${view.bucketId}\n${view.newlyQueued}\n${view.reason}\n${Math.floor((view.lastCountedAt ?? now) / 1000)}\n${wait}\n${event}`
   let page = cache.get(key)
   if (page === undefined) {
-    page = encoder.encode(renderQueuePage(variablesOf(room, s, view, now, messages, estimate), s.template, messages))
+    // A fresh ArrayBuffer always (some runtimes' types say ArrayBufferLike).
+    page = encoder.encode(renderQueuePage(variablesOf(room, s, view, now, messages, estimate), s.template, messages)) as Uint8Array<ArrayBuffer>
     cache.set(key, page)
   }
   headers['content-type'] = HTML
