@@ -46,27 +46,41 @@ function estimateTime(at: number): string {
   return isoText
 }
 
-export function queueVariables(q: QueueContext): TemplateVariables {
-  const { settings, snapshot, now } = q
+/** The wait a queue response shows: its 50th percentile (`waitTime`) and the 25th and 75th, in minutes. */
+export interface WaitEstimate {
+  waitTime: number | undefined
+  percentiles: [number | undefined, number | undefined, number | undefined]
+}
+
+/**
+ * The part of the variables the snapshot decides: the wait. Computed on its own so a kept queue page can be
+ * keyed by it (pipeline/respond.ts) — the rest depends on the settings, the language and the second alone.
+ */
+export function waitEstimate(q: Omit<QueueContext, 'messages' | 'refreshIntervalSeconds' | 'lastCountedAt'>): WaitEstimate {
+  const { settings, snapshot } = q
+  const method = settings.queueingMethod
+  if (!snapshot || settings.queueAll || method === 'reject' || settings.phase.prequeueing) return { waitTime: undefined, percentiles: [undefined, undefined, undefined] }
+  // Admissions per minute; before any were seen, the rate at which sessions turn over.
+  const rate =
+    snapshot.admissionsPerMinute ||
+    Math.min(settings.newUsersPerMinute, settings.totalActiveUsers / (settings.sessionDurationMinutes + 1))
+  if (method === 'random') {
+    const waiting = Math.max(1, snapshot.waitingUsers + (q.newlyQueued ? 1 : 0))
+    const percentiles = [estimateRandomWait(rate, waiting, 0.25), estimateRandomWait(rate, waiting, 0.5), estimateRandomWait(rate, waiting, 0.75)] as WaitEstimate['percentiles']
+    return { waitTime: percentiles[1], percentiles }
+  }
+  if (!q.plan) return { waitTime: undefined, percentiles: [undefined, undefined, undefined] }
+  const ahead = usersAhead(q.plan.buckets, q.bucketId ?? snapshot.minute) + (q.newlyQueued ? 1 : 0)
+  const waitTime = estimateFifoWait(Math.max(1, ahead), rate)
+  return { waitTime, percentiles: [waitTime, waitTime, waitTime] }
+}
+
+/** The variables of one queue response; `estimate` when the caller computed it already. */
+export function queueVariables(q: QueueContext, estimate: WaitEstimate = waitEstimate(q)): TemplateVariables {
+  const { settings, now } = q
   const method = settings.queueingMethod
   const phase = settings.phase
-  let waitTime: number | undefined
-  let percentiles: [number | undefined, number | undefined, number | undefined] = [undefined, undefined, undefined]
-  if (snapshot && !settings.queueAll && method !== 'reject' && !phase.prequeueing) {
-    // Admissions per minute; before any were seen, the rate at which sessions turn over.
-    const rate =
-      snapshot.admissionsPerMinute ||
-      Math.min(settings.newUsersPerMinute, settings.totalActiveUsers / (settings.sessionDurationMinutes + 1))
-    if (method === 'random') {
-      const waiting = Math.max(1, snapshot.waitingUsers + (q.newlyQueued ? 1 : 0))
-      percentiles = [estimateRandomWait(rate, waiting, 0.25), estimateRandomWait(rate, waiting, 0.5), estimateRandomWait(rate, waiting, 0.75)]
-      waitTime = percentiles[1]
-    } else if (q.plan) {
-      const ahead = usersAhead(q.plan.buckets, q.bucketId ?? snapshot.minute) + (q.newlyQueued ? 1 : 0)
-      waitTime = estimateFifoWait(Math.max(1, ahead), rate)
-      percentiles = [waitTime, waitTime, waitTime]
-    }
-  }
+  const { waitTime, percentiles } = estimate
   const event = phase.event
   const eventActive = phase.active || phase.prequeueing
   const untilStart = event && phase.prequeueing ? minutesUntil(event.eventStartTime, now) : undefined

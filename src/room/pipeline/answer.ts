@@ -17,7 +17,8 @@ export type AnswerHeaders = Record<string, string | string[] | undefined>
 export interface Answer {
   status: number
   headers: AnswerHeaders
-  body: string
+  /** Bytes are sent as they are (a kept page: never changed after it is made). */
+  body: string | Uint8Array<ArrayBuffer>
 }
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>
