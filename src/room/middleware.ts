@@ -15,10 +15,12 @@ import { decide } from './pipeline/decide.ts'
 import { applyOriginCommand, stripOriginCommands } from './pipeline/origin-command.ts'
 import { carryTicket } from './ticket-carry.ts'
 import { queueResponse } from './pipeline/respond.ts'
-import { continueSession, readTicket } from './pipeline/session.ts'
+import { continueSession, readTicket, sessionNow, ticketCookieOf } from './pipeline/session.ts'
 import { Room } from './room.ts'
 import { registerHandler } from './registry.ts'
-import { stepAside } from './pipeline/step-aside.ts'
+import { stepAside, type Aside } from './pipeline/step-aside.ts'
+import type { EffectiveSettings } from '../admission/settings.ts'
+import type { Ticket } from '../ticket/ticket.ts'
 
 export type {
   DecisionReason,
@@ -54,11 +56,31 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
   const { metrics } = room
   const handle = room.handle()
 
-  const middleware: MiddlewareHandler<E & WaitingRoomEnv> = async function waitingRoom(c, next) {
-    // Another room decides, the room does not cover it, its admin API answers it, or a bypass rule matches.
-    const now = room.o.clock()
-    const stepping = stepAside(room, c, now)
-    const aside = stepping instanceof Promise ? await stepping : stepping
+  /**
+   * An admitted user whose session stage was answered without an await (session.ts `sessionNow`): the
+   * origin's answer, then its commands. Nothing was sealed, so there is no ticket to carry.
+   */
+  async function passAdmitted(c: Context, next: Next, ticket: Ticket, now: number): Promise<void> {
+    metrics.decisions.session++
+    c.set('waitingRoom', { outcome: 'admitted', reason: 'session', ticketId: ticket.ticketId, acceptedAt: ticket.acceptedAt })
+    await next()
+    if (room.revokeEnabled) applyOriginCommand(room, c, ticket.ticketId, minuteOf(ticket.lastCheckInTime), now)
+    else stripOriginCommands(c)
+  }
+
+  /** The pipeline once nothing stepped aside and the settings are known: synchronous up to the origin for most admitted users. */
+  function withSettings(c: Context, next: Next, now: number, s: EffectiveSettings): Promise<Response | void> {
+    if (s.suspended) {
+      metrics.decisions.suspended++
+      c.set('waitingRoom', { outcome: 'bypassed', reason: 'suspended' })
+      return passThrough(c, next)
+    }
+    const cookie = ticketCookieOf(room, c)
+    const ticket = sessionNow(room, c, cookie, now, s)
+    return ticket !== undefined ? passAdmitted(c, next, ticket, now) : decideAwaiting(c, next, now, s, cookie ?? null)
+  }
+
+  function afterAside(c: Context, next: Next, now: number, aside: Aside): Promise<Response | void> {
     if (aside === 'other-room') return passThrough(c, next)
     if (aside !== undefined) {
       metrics.decisions.bypass++
@@ -66,15 +88,26 @@ export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> 
       return passThrough(c, next)
     }
     const current = room.settingsAt(c, now)
-    const s = current instanceof Promise ? await current : current
-    if (s.suspended) {
-      metrics.decisions.suspended++
-      c.set('waitingRoom', { outcome: 'bypassed', reason: 'suspended' })
-      return passThrough(c, next)
-    }
+    return current instanceof Promise ? current.then((s) => withSettings(c, next, now, s)) : withSettings(c, next, now, current)
+  }
 
+  // No await before the origin unless a stage has to wait (an async rule, a first load, a cookie to open, a
+  // renewal): each await costs an admitted request more than the rest of the room (issue 16, on Deno most).
+  const middleware: MiddlewareHandler<E & WaitingRoomEnv> = function waitingRoom(c, next) {
+    try {
+      // Another room decides, the room does not cover it, its admin API answers it, or a bypass rule matches.
+      const now = room.o.clock()
+      const stepping = stepAside(room, c, now)
+      return stepping instanceof Promise ? stepping.then((aside) => afterAside(c, next, now, aside)) : afterAside(c, next, now, stepping)
+    } catch (error) {
+      return Promise.reject(error) // a middleware's failure is a rejection, as from an async function
+    }
+  }
+
+  /** Every other request from the session stage on: a ticket to open, a renewal, a challenge, a decision. */
+  async function decideAwaiting(c: Context, next: Next, now: number, s: EffectiveSettings, sent: string | null): Promise<Response | void> {
     // Session: an admitted user with a live ticket goes through with no coordinator call.
-    const { ticket, stale } = await readTicket(room, c, now, s)
+    const { ticket, stale } = await readTicket(room, c, now, s, sent)
     if (ticket && ticket.acceptedAt > 0) {
       const countedMinute = await continueSession(room, c, ticket, stale, now, s)
       metrics.decisions.session++
