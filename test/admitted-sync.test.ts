@@ -32,11 +32,11 @@ function server(clock: { now: number }, options: WaitingRoomOptions) {
   })
   const request = (cookie: string | undefined, path = '/shop/item', headers: Record<string, string> = {}) => {
     seen.reached = false
-    const pending = app.request(path, { headers: cookie ? { ...headers, cookie: `__wroom=${cookie}` } : headers })
+    const pending = Promise.resolve(app.request(path, { headers: cookie ? { ...headers, cookie: `__wroom=${cookie}` } : headers }))
     const reachedInCall = seen.reached
-    return pending.then(async (res) => {
+    return pending.then(async (res: Response) => {
       await res.arrayBuffer()
-      const set = res.headers.getSetCookie().find((line) => line.startsWith('__wroom='))
+      const set = res.headers.getSetCookie().find((line: string) => line.startsWith('__wroom='))
       return { res, reachedInCall, reason: seen.reached ? seen.reason : undefined, set: set?.slice(8, set.indexOf(';')) }
     })
   }
@@ -46,7 +46,7 @@ function server(clock: { now: number }, options: WaitingRoomOptions) {
 const settings = fc.record({
   revoke: fc.boolean(),
   noRenewal: fc.boolean(),
-  paths: fc.constantFrom(undefined, ['/shop'], ['/shop', '/cart/*']),
+  paths: fc.constantFrom<(string[] | undefined)[]>(undefined, ['/shop'], ['/shop', '/cart/*']),
   minutes: fc.integer({ min: 2, max: 30 }),
   offsetMs: fc.integer({ min: 0, max: 50_000 }), // the moment in the minute: room left for the repeats
 })
