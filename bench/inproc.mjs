@@ -3,7 +3,7 @@
 // CPU µs per request over a few alternating rounds, minus nothing — compare the cases with `bare` beside them.
 // Steadier than req/s on a shared machine, and it runs on Bun and Deno too (ab.mjs is Node only).
 //
-//   node bench/inproc.mjs [--cases bare,empty,admitted,new,queued,too-early] [--rounds 5] [--requests 4000]
+//   node bench/inproc.mjs [--cases bare,empty,empty-cookie,admitted,new,queued,too-early] [--rounds 5] [--requests 4000]
 //   bun bench/inproc.mjs …          deno run -A bench/inproc.mjs …
 //   BENCH_DIST=/tmp/patched node bench/inproc.mjs        (another build)
 //   node bench/inproc.mjs --before /tmp/old/dist          (the room's cases from another build too, as
@@ -35,6 +35,8 @@ async function roomCases(load, suffix = '') {
   const admitted = await cookieOf(open)
   const queued = await cookieOf(full)
   return {
+    // The empty middleware given the admitted request itself (the cookie included): `admitted ÷ this` is the room's own cost.
+    ...(suffix ? {} : { 'empty-cookie': () => get(empty, admitted) }),
     [`admitted${suffix}`]: () => get(open, admitted),
     [`new${suffix}`]: () => get(open),
     [`queued${suffix}`]: () => get(full),

@@ -22,6 +22,9 @@ import { loadRun, pinning, which } from './wrk.mjs'
 export const RUNTIME_CASES = [
   { id: 'bare', label: 'bare Hono answering `ok`', server: 'bare' },
   { id: 'empty', label: 'empty middleware', server: 'empty', issue: { node: 0.85, bun: 1.04, deno: 0.86 } },
+  // Opt-in (name it in --cases, with admitted): the empty middleware given the admitted user's very request, cookie
+  // included, so `admitted ÷ this` is the room's own cost (a runtime parsing the cookie header is not the room's).
+  { id: 'empty-cookie', label: 'empty middleware, the admitted request (its ticket cookie)', server: 'empty', cookie: 'admitted-of-room', optIn: true },
   { id: 'admitted', label: 'admitted user, valid ticket', server: 'room-open', cookie: 'admitted', expect: 'session', issue: { node: 0.83, bun: 0.82, deno: 0.72 } },
   { id: 'new', label: 'new user under the limit (memory coordinator)', server: 'room-open', expect: 'slot', issue: { node: 0.14, bun: 0.11, deno: 0.08 } },
   { id: 'queued', label: 'cookieless flood against a full room (queue page)', server: 'room-full', expect: 'no-slot', status: 202, issue: { node: 0.1, bun: 0.09, deno: 0.06 } },
@@ -84,8 +87,13 @@ async function mint(url, expectStatus) {
 }
 
 /** The cookie a case's requests carry, made right before each run (a ticket is renewed when a minute turns). */
-async function cookieFor(c, server) {
+async function cookieFor(c, server, servers) {
   if (c.cookie === 'admitted') return mint(server.url, 200)
+  if (c.cookie === 'admitted-of-room') {
+    const room = [...servers.values()].find((s) => s.kind === 'room-open')
+    if (!room) throw new Error(`${c.id} carries an admitted ticket: measure it with the admitted case`)
+    return mint(room.url, 200)
+  }
   if (c.cookie === 'queued') return mint(server.url, 202)
   if (c.cookie === 'jwt') {
     const { sign } = await import('hono/jwt')
@@ -113,14 +121,14 @@ async function measureRuntime(runtime, { cases, seconds, rounds, connections, wa
     for (const c of cases.filter((c) => c.server === 'room-full')) await mint(servers.get(c.id).url, 200) // the one place
     for (const c of cases) {
       if (c.cookie === 'admitted') await avoidMinuteTurn(warmupSeconds * 1000)
-      await loadRun(servers.get(c.id).url, { connections, seconds: warmupSeconds, cookie: await cookieFor(c, servers.get(c.id)) })
+      await loadRun(servers.get(c.id).url, { connections, seconds: warmupSeconds, cookie: await cookieFor(c, servers.get(c.id), servers) })
     }
     const runs = Object.fromEntries(cases.map((c) => [c.id, []]))
     for (let r = 0; r < rounds; r++) {
       for (const c of r % 2 === 0 ? cases : [...cases].reverse()) {
         const server = servers.get(c.id)
         if (c.cookie === 'admitted') await avoidMinuteTurn(seconds * 1000)
-        const cookie = await cookieFor(c, server)
+        const cookie = await cookieFor(c, server, servers)
         await server.reset()
         const before = await server.stats()
         const run = await loadRun(server.url, { connections, seconds, cookie })
@@ -178,7 +186,7 @@ function summarize(cases, runs) {
 
 /** Every runtime in turn; a runtime whose binary is missing is "not measured". */
 export async function runRuntimes({ runtimes = ['node', 'bun', 'deno'], caseIds, seconds = 3, rounds = 3, connections = 50, warmupSeconds = 2, before, log = console.log } = {}) {
-  let cases = caseIds ? RUNTIME_CASES.filter((c) => c.id === 'bare' || caseIds.includes(c.id)) : RUNTIME_CASES
+  let cases = caseIds ? RUNTIME_CASES.filter((c) => c.id === 'bare' || caseIds.includes(c.id)) : RUNTIME_CASES.filter((c) => !c.optIn)
   if (before) {
     const dist = `${before.replace(/\/$/, '')}/`
     cases = cases.flatMap((c) => (c.server.startsWith('room-') ? [c, { ...c, id: `${c.id}@before`, label: `${c.label} — before (${dist})`, dist, issue: undefined }] : [c]))

@@ -16,11 +16,18 @@ import type { Ticket } from '../ticket/ticket.ts'
 /** Worker clocks differ a little: a session this much older than the state's start may still be counted in it. */
 export const EPOCH_CLOCK_MARGIN_MS = 5000
 
+/** Each epoch's tag, hashed once: every admitted request compares its ticket's tag with it. */
+const tags = new WeakMap<RoomEpoch, { id: string; tag: string }>()
+
 /** A short tag of an epoch id (32-bit FNV-1a, base 36): a few bytes in every cookie instead of the whole id. */
 export function epochTag(epoch: RoomEpoch): string {
+  const known = tags.get(epoch)
+  if (known !== undefined && known.id === epoch.id) return known.tag
   let hash = 0x811c9dc5
   for (let i = 0; i < epoch.id.length; i++) hash = Math.imul(hash ^ epoch.id.charCodeAt(i), 0x01000193)
-  return (hash >>> 0).toString(36)
+  const tag = (hash >>> 0).toString(36)
+  tags.set(epoch, { id: epoch.id, tag })
+  return tag
 }
 
 /** Longest tag a ticket holds (ticket.ts): the epoch's 7 characters, a dot, and up to 8 of generation. */
@@ -54,17 +61,36 @@ export interface SessionEpoch {
   generation?: number
 }
 
+/** A session counted in the current state, sealed with no generation. Shared: read, never changed. */
+const CURRENT: SessionEpoch = Object.freeze({ countedBefore: false, lost: false })
+/** The last answer for a tag of the current state with a generation: admitted requests mostly repeat it. */
+let lastCurrent: { tag: string; judged: SessionEpoch } | undefined
+
+/**
+ * The answer for a ticket sealed in `epoch` itself (its tag starts with the epoch's), without splitting
+ * the tag: that answer depends on the tag alone, so the last one is reused. Undefined for any other tag.
+ */
+function inCurrent(sealed: string, own: string): SessionEpoch | undefined {
+  if (!sealed.startsWith(own)) return undefined
+  if (sealed.length === own.length) return CURRENT
+  if (sealed.charCodeAt(own.length) !== 46 /* . */) return undefined
+  if (lastCurrent?.tag === sealed) return lastCurrent.judged
+  const { generation } = splitTag(sealed)
+  const judged = generation === undefined ? CURRENT : Object.freeze({ countedBefore: false, lost: false, generation })
+  lastCurrent = { tag: sealed, judged }
+  return judged
+}
+
 export function sessionEpoch(ticket: Ticket, epoch: RoomEpoch | undefined): SessionEpoch {
-  if (epoch === undefined) return { countedBefore: false, lost: false }
+  if (epoch === undefined) return CURRENT
   if (ticket.epoch !== undefined) {
+    const current = inCurrent(ticket.epoch, epochTag(epoch))
+    if (current !== undefined) return current
     // Counted in another state. On a shared backend that state was lost or replaced (by ours, or — this worker
     // being behind — by a newer one): a loss either way. A process-local state began with its process; another
     // process's newer state is not a loss of this one, so only a session older than ours is.
-    const sealed = splitTag(ticket.epoch)
-    const other = sealed.epoch !== epochTag(epoch)
-    if (!other && sealed.generation !== undefined) return { countedBefore: false, lost: false, generation: sealed.generation }
-    if (!epoch.local) return { countedBefore: other, lost: other }
-    return { countedBefore: other, lost: other && ticket.lastCheckInTime < epoch.startedAt + EPOCH_CLOCK_MARGIN_MS }
+    if (!epoch.local) return { countedBefore: true, lost: true }
+    return { countedBefore: true, lost: ticket.lastCheckInTime < epoch.startedAt + EPOCH_CLOCK_MARGIN_MS }
   }
   const countedBefore = ticket.lastCheckInTime < epoch.startedAt
   return { countedBefore, lost: countedBefore && ticket.lastCheckInTime < epoch.startedAt - EPOCH_CLOCK_MARGIN_MS }

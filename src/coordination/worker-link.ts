@@ -37,6 +37,8 @@ export interface LinkOptions {
 const SLOW_SYNC_MS = 250
 /** Sessions a cold worker holds for judging against the first epoch it learns (one old ticket is enough). */
 const MAX_UNJUDGED = 16
+/** Where a held session was served. */
+const heldLocation = (held: { location: string }): string => held.location
 /** Minutes of history the room keeps beyond the session window (traffic reference, admissions average). */
 const EXTRA_HISTORY_MINUTES = 6
 
@@ -205,12 +207,13 @@ export class WorkerLink {
    * Which state a live session is counted in (session-epoch.ts): marks the loss when it is of a state that was
    * lost or replaced, and answers whether it is outside the current state (so its renewal must not move it out).
    * Before this worker's first sync, a tagged ticket is judged when the epoch arrives: the first old ticket a
-   * cold worker of a restarted fleet serves must count too.
+   * cold worker of a restarted fleet serves must count too. The location is `location(at)`, asked only when
+   * needed (an admitted request passes its function and request rather than a closure made for it).
    */
-  judgeSession(ticket: Ticket, now: number, location: () => string): boolean {
+  judgeSession<T>(ticket: Ticket, now: number, location: (at: T) => string, at: T): boolean {
     const epoch = this.#epoch
     if (epoch === undefined) {
-      if (ticket.epoch !== undefined && this.#unjudged.length < MAX_UNJUDGED) this.#unjudged.push({ ticket, location: location(), now })
+      if (ticket.epoch !== undefined && this.#unjudged.length < MAX_UNJUDGED) this.#unjudged.push({ ticket, location: location(at), now })
       return false
     }
     const { countedBefore, lost, generation } = sessionEpoch(ticket, epoch)
@@ -222,7 +225,7 @@ export class WorkerLink {
     }
     // The forgotten sessions were renewed until the loss: no earlier than this one's last check-in, whatever
     // clock dated the new state.
-    if (lost) this.noteLostState(location(), now, Math.max(epoch.startedAt, ticket.lastCheckInTime))
+    if (lost) this.noteLostState(location(at), now, Math.max(epoch.startedAt, ticket.lastCheckInTime))
     return countedBefore
   }
 
@@ -383,7 +386,7 @@ export class WorkerLink {
         const sameEpoch = this.#epoch?.id === state.epoch.id
         this.#epoch = state.epoch
         if (state.generation !== undefined) this.#generation = sameEpoch ? Math.max(this.#generation ?? 0, state.generation) : state.generation
-        for (const held of this.#unjudged.splice(0)) this.judgeSession(held.ticket, held.now, () => held.location)
+        for (const held of this.#unjudged.splice(0)) this.judgeSession(held.ticket, held.now, heldLocation, held)
       }
       this.#lastSyncAt = now
       this.#backoff = Date.now() - started > SLOW_SYNC_MS ? Math.min(8, this.#backoff * 2) : 1

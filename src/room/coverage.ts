@@ -118,7 +118,7 @@ export function pathMatcher(patterns: readonly string[], field: string, caseInse
 export function pathCoverage(paths: readonly string[] | undefined, bypassPaths: readonly string[] | undefined): (raw: string, routed: string) => boolean {
   const covered = paths ? pathMatcher(paths, 'paths', true) : undefined
   const bypassed = bypassPaths?.length ? pathMatcher(bypassPaths, 'bypass.paths', false) : undefined
-  return (raw, routed) => {
+  const judge = (raw: string, routed: string): boolean => {
     if (!MAY_DIFFER.test(raw)) {
       // The fast route: nothing to decode, so Hono routes the URL's path as is (unless a custom getPath maps it).
       const same = raw === routed
@@ -131,6 +131,38 @@ export function pathCoverage(paths: readonly string[] | undefined, bypassPaths: 
     // (readings.ts): covered if any reading is, bypassed only if every reading is.
     if (covered && !covered.raw(raw) && !covered.decoded(routed) && !covered.decoded(read.decoded) && !plausibleReadings(raw).some(covered.decoded)) return false
     return !(bypassed && bypassed.raw(raw) && bypassed.decoded(routed) && bypassed.decoded(read.decoded))
+  }
+  // The answer is a function of the two strings alone; a site's requests mostly repeat a few paths.
+  const known = new PathAnswers()
+  return (raw, routed) => {
+    if (raw !== routed) return judge(raw, routed)
+    let answer = known.get(raw)
+    if (answer === undefined) known.set(raw, (answer = judge(raw, routed)))
+    return answer
+  }
+}
+
+/** Paths judged per room, at most this many twice over (two generations: a flood of distinct paths churns, never grows). */
+const PATH_ANSWERS = 1024
+/** Longer paths are judged every time (an attacker's long paths would make every entry costly to hash and hold). */
+const MAX_REMEMBERED_PATH = 256
+
+/** Remembered coverage answers by path: the newer generation, and the one before it. */
+class PathAnswers {
+  #recent = new Map<string, boolean>()
+  #older = new Map<string, boolean>()
+
+  get(path: string): boolean | undefined {
+    return this.#recent.get(path) ?? this.#older.get(path)
+  }
+
+  set(path: string, answer: boolean): void {
+    if (path.length > MAX_REMEMBERED_PATH) return
+    if (this.#recent.size >= PATH_ANSWERS) {
+      this.#older = this.#recent
+      this.#recent = new Map()
+    }
+    this.#recent.set(path, answer)
   }
 }
 

@@ -61,7 +61,7 @@ export function admittedPass(room: Room, c: Context, request: PlainRequest, now:
     const snapshot = link.snapshot(now)
     if (!snapshot || snapshot.revoked.has(ticket.ticketId)) return undefined
   }
-  link.judgeSession(ticket, now, () => room.locationOf(c))
+  link.judgeSession(ticket, now, room.locationOf, c)
   room.metrics.decisions.session++
   return { ticketId: ticket.ticketId, countedMinute: minuteOf(ticket.lastCheckInTime), now }
 }

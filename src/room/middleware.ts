@@ -15,10 +15,12 @@ import { decide } from './pipeline/decide.ts'
 import { applyOriginCommand, stripOriginCommands } from './pipeline/origin-command.ts'
 import { carryTicket } from './ticket-carry.ts'
 import { queueResponse } from './pipeline/respond.ts'
-import { continueSession, readTicket } from './pipeline/session.ts'
+import { continueSession, readTicket, sessionNow, ticketCookieOf } from './pipeline/session.ts'
 import { Room } from './room.ts'
 import { registerHandler } from './registry.ts'
-import { stepAside } from './pipeline/step-aside.ts'
+import { stepAside, type Aside } from './pipeline/step-aside.ts'
+import type { EffectiveSettings } from '../admission/settings.ts'
+import type { Ticket } from '../ticket/ticket.ts'
 
 export type {
   DecisionReason,
@@ -33,6 +35,97 @@ export type {
 async function passThrough(c: Context, next: Next): Promise<void> {
   await next()
   stripOriginCommands(c)
+}
+
+/**
+ * An admitted user whose session stage was answered without an await (session.ts `sessionNow`): the
+ * origin's answer, then its commands. Nothing was sealed, so there is no ticket to carry.
+ */
+async function passAdmitted(room: Room, c: Context, next: Next, ticket: Ticket, now: number): Promise<void> {
+  room.metrics.decisions.session++
+  c.set('waitingRoom', { outcome: 'admitted', reason: 'session', ticketId: ticket.ticketId, acceptedAt: ticket.acceptedAt })
+  await next()
+  if (room.revokeEnabled) applyOriginCommand(room, c, ticket.ticketId, minuteOf(ticket.lastCheckInTime), now)
+  else stripOriginCommands(c)
+}
+
+/** The pipeline once nothing stepped aside and the settings are known: synchronous up to the origin for most admitted users. */
+function withSettings(room: Room, c: Context, next: Next, now: number, s: EffectiveSettings): Promise<Response | void> {
+  if (s.suspended) {
+    room.metrics.decisions.suspended++
+    c.set('waitingRoom', { outcome: 'bypassed', reason: 'suspended' })
+    return passThrough(c, next)
+  }
+  const cookie = ticketCookieOf(room, c)
+  const ticket = sessionNow(room, c, cookie, now, s)
+  return ticket !== undefined ? passAdmitted(room, c, next, ticket, now) : decideAwaiting(room, c, next, now, s, cookie ?? null)
+}
+
+/** The pipeline once the step-aside stage answered. */
+function afterAside(room: Room, c: Context, next: Next, now: number, aside: Aside): Promise<Response | void> {
+  if (aside === 'other-room') return passThrough(c, next)
+  if (aside !== undefined) {
+    room.metrics.decisions.bypass++
+    c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
+    return passThrough(c, next)
+  }
+  const current = room.settingsAt(c, now)
+  return current instanceof Promise ? current.then((s) => withSettings(room, c, next, now, s)) : withSettings(room, c, next, now, current)
+}
+
+/** Every other request from the session stage on: a ticket to open, a renewal, a challenge, a decision. */
+async function decideAwaiting(room: Room, c: Context, next: Next, now: number, s: EffectiveSettings, sent: string | null): Promise<Response | void> {
+  // Session: an admitted user with a live ticket goes through with no coordinator call.
+  const { ticket, stale } = await readTicket(room, c, now, s, sent)
+  if (ticket && ticket.acceptedAt > 0) {
+    const countedMinute = await continueSession(room, c, ticket, stale, now, s)
+    room.metrics.decisions.session++
+    c.set('waitingRoom', { outcome: 'admitted', reason: 'session', ticketId: ticket.ticketId, acceptedAt: ticket.acceptedAt })
+    await next()
+    carryTicket(c)
+    if (room.revokeEnabled) applyOriginCommand(room, c, ticket.ticketId, countedMinute, now)
+    else stripOriginCommands(c)
+    return
+  }
+
+  // Challenge (src/challenge/): answered before, answered now, or held in the infinite queue.
+  const challenge = room.o.challenge && (await checkChallenge(room, c, ticket, now))
+  // Held before any decision under `always`, and always for a queued ticket without the claim (minted before
+  // the challenge was on, or by a `log` room with the same secret): it answers first, then keeps its bucket.
+  if (challenge && challenge.held && (room.o.challenge!.when === 'always' || ticket)) return heldResponse(room, c, s, now)
+
+  // Decide: a slot, or a place in line.
+  const decision = await decide(room, c, s, ticket, now, !challenge || !challenge.held)
+  if (challenge && challenge.held && decision.outcome === 'queued') return heldResponse(room, c, s, now)
+  room.metrics.decisions[decision.reason]++
+  const { ticketId, bucketId } = decision
+  const claim = challenge && challenge.passed ? ({ challenge: 1 } as const) : {}
+  if (decision.outcome === 'admitted') {
+    const admitted = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: now, lastCheckInTime: now, refreshIntervalSeconds: 0, ...claim }
+    await room.setTicket(c, admitted, now, s)
+    c.set('waitingRoom', { outcome: 'admitted', reason: decision.reason, ticketId, acceptedAt: now, bucketId })
+    await next()
+    carryTicket(c)
+    if (room.revokeEnabled) applyOriginCommand(room, c, ticketId, minuteOf(now), now)
+    else stripOriginCommands(c)
+    return
+  }
+
+  // Respond: the queue page, with the ticket that keeps the user's place (none for a rejection).
+  let cookie: string | undefined
+  if (decision.outcome === 'rejected') c.set('waitingRoom', { outcome: 'rejected', reason: decision.reason })
+  else {
+    if (decision.reason === 'too-early' && ticket && challenge && challenge.passed && ticket.challenge !== 1) {
+      cookie = await room.ticketCookie(c, { ...ticket, challenge: 1 }, now, s) // answered early: the claim is kept, nothing counted
+    } else if (decision.reason !== 'too-early' && decision.reason !== 'queue-full') {
+      const queuedTicket = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: decision.refresh, ...claim }
+      cookie = await room.ticketCookie(c, queuedTicket, now, s)
+    }
+    c.set('waitingRoom', { outcome: 'queued', reason: decision.reason, ticketId, bucketId })
+  }
+  // `log` mode: the page still carries the challenge until it is answered.
+  const shown = challenge && !challenge.passed && decision.outcome === 'queued' ? await challengeView(room, c, now) : undefined
+  return queueResponse(room, c, s, { ...decision, cookie, challenge: shown }, now)
 }
 
 /**
@@ -51,79 +144,19 @@ async function passThrough(c: Context, next: Next): Promise<void> {
 export function waitingRoom<E extends Env = Env>(options: WaitingRoomOptions<E> = {}): WaitingRoomMiddleware<E> {
   // The user's functions take the app's Context<E>; inside, every Context is the plain one.
   const room = new Room(resolveOptions(options) as unknown as ResolvedOptions)
-  const { metrics } = room
   const handle = room.handle()
 
-  const middleware: MiddlewareHandler<E & WaitingRoomEnv> = async function waitingRoom(c, next) {
-    // Another room decides, the room does not cover it, its admin API answers it, or a bypass rule matches.
-    const now = room.o.clock()
-    const stepping = stepAside(room, c, now)
-    const aside = stepping instanceof Promise ? await stepping : stepping
-    if (aside === 'other-room') return passThrough(c, next)
-    if (aside !== undefined) {
-      metrics.decisions.bypass++
-      c.set('waitingRoom', { outcome: 'bypassed', reason: 'bypass' })
-      return passThrough(c, next)
+  // No await before the origin unless a stage has to wait (an async rule, a first load, a cookie to open, a
+  // renewal): each await costs an admitted request more than the rest of the room (issue 16, on Deno most).
+  const middleware: MiddlewareHandler<E & WaitingRoomEnv> = function waitingRoom(c, next) {
+    try {
+      // Another room decides, the room does not cover it, its admin API answers it, or a bypass rule matches.
+      const now = room.o.clock()
+      const stepping = stepAside(room, c, now)
+      return stepping instanceof Promise ? stepping.then((aside) => afterAside(room, c, next, now, aside)) : afterAside(room, c, next, now, stepping)
+    } catch (error) {
+      return Promise.reject(error) // a middleware's failure is a rejection, as from an async function
     }
-    const current = room.settingsAt(c, now)
-    const s = current instanceof Promise ? await current : current
-    if (s.suspended) {
-      metrics.decisions.suspended++
-      c.set('waitingRoom', { outcome: 'bypassed', reason: 'suspended' })
-      return passThrough(c, next)
-    }
-
-    // Session: an admitted user with a live ticket goes through with no coordinator call.
-    const { ticket, stale } = await readTicket(room, c, now, s)
-    if (ticket && ticket.acceptedAt > 0) {
-      const countedMinute = await continueSession(room, c, ticket, stale, now, s)
-      metrics.decisions.session++
-      c.set('waitingRoom', { outcome: 'admitted', reason: 'session', ticketId: ticket.ticketId, acceptedAt: ticket.acceptedAt })
-      await next()
-      carryTicket(c)
-      if (room.revokeEnabled) applyOriginCommand(room, c, ticket.ticketId, countedMinute, now)
-      else stripOriginCommands(c)
-      return
-    }
-
-    // Challenge (src/challenge/): answered before, answered now, or held in the infinite queue.
-    const challenge = room.o.challenge && (await checkChallenge(room, c, ticket, now))
-    // Held before any decision under `always`, and always for a queued ticket without the claim (minted before
-    // the challenge was on, or by a `log` room with the same secret): it answers first, then keeps its bucket.
-    if (challenge && challenge.held && (room.o.challenge!.when === 'always' || ticket)) return heldResponse(room, c, s, now)
-
-    // Decide: a slot, or a place in line.
-    const decision = await decide(room, c, s, ticket, now, !challenge || !challenge.held)
-    if (challenge && challenge.held && decision.outcome === 'queued') return heldResponse(room, c, s, now)
-    metrics.decisions[decision.reason]++
-    const { ticketId, bucketId } = decision
-    const claim = challenge && challenge.passed ? ({ challenge: 1 } as const) : {}
-    if (decision.outcome === 'admitted') {
-      const admitted = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: now, lastCheckInTime: now, refreshIntervalSeconds: 0, ...claim }
-      await room.setTicket(c, admitted, now, s)
-      c.set('waitingRoom', { outcome: 'admitted', reason: decision.reason, ticketId, acceptedAt: now, bucketId })
-      await next()
-      carryTicket(c)
-      if (room.revokeEnabled) applyOriginCommand(room, c, ticketId, minuteOf(now), now)
-      else stripOriginCommands(c)
-      return
-    }
-
-    // Respond: the queue page, with the ticket that keeps the user's place (none for a rejection).
-    let cookie: string | undefined
-    if (decision.outcome === 'rejected') c.set('waitingRoom', { outcome: 'rejected', reason: decision.reason })
-    else {
-      if (decision.reason === 'too-early' && ticket && challenge && challenge.passed && ticket.challenge !== 1) {
-        cookie = await room.ticketCookie(c, { ...ticket, challenge: 1 }, now, s) // answered early: the claim is kept, nothing counted
-      } else if (decision.reason !== 'too-early' && decision.reason !== 'queue-full') {
-        const queuedTicket = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: decision.refresh, ...claim }
-        cookie = await room.ticketCookie(c, queuedTicket, now, s)
-      }
-      c.set('waitingRoom', { outcome: 'queued', reason: decision.reason, ticketId, bucketId })
-    }
-    // `log` mode: the page still carries the challenge until it is answered.
-    const shown = challenge && !challenge.passed && decision.outcome === 'queued' ? await challengeView(room, c, now) : undefined
-    return queueResponse(room, c, s, { ...decision, cookie, challenge: shown }, now)
   }
 
   registerHandler(middleware, room)

@@ -55,6 +55,19 @@ export function registeredRoomOf(handler: object): RegisteredRoom | undefined {
   return roomOfHandler.get(handler)
 }
 
+/** The room a matched handler runs (a sub-app with its own onError wraps each handler, keeping the original as __COMPOSED_HANDLER). */
+function roomOf(handler: object): RegisteredRoom | undefined {
+  const composed = (handler as { __COMPOSED_HANDLER?: object }).__COMPOSED_HANDLER
+  return roomOfHandler.get(handler) ?? (composed ? roomOfHandler.get(composed) : undefined)
+}
+
+/** Whether two or more of the matched handlers are rooms (only then does any room step aside). */
+function severalRooms(matched: readonly { handler: object }[]): boolean {
+  let rooms = 0
+  for (const route of matched) if (roomOf(route.handler) && ++rooms === 2) return true
+  return false
+}
+
 /**
  * How specific the path a room is mounted on is (`app.use('/checkout/*', room)`, a sub-app's `app.route`
  * prefix, a `basePath`), on the scale of routes.ts's scores: 2 per literal segment, 1 per segment with a
@@ -62,6 +75,15 @@ export function registeredRoomOf(handler: object): RegisteredRoom | undefined {
  * requests under it: it ranks as the more specific of its mount and its own routes.
  */
 function mountScore(path: string): number {
+  let score = mountScores.get(path)
+  if (score === undefined) mountScores.set(path, (score = scoreMount(path)))
+  return score
+}
+
+/** Mount paths are the app's registered route paths (a bounded set): each is scored once. */
+const mountScores = new Map<string, number>()
+
+function scoreMount(path: string): number {
   const prefix = path.replace(/\/?\*$/, '').replace(/\/$/, '')
   if (prefix === '') return 0
   let specificity = 0
@@ -78,15 +100,16 @@ function mountScore(path: string): number {
  */
 export function deciderOf(c: Context, room: RegisteredRoom): RegisteredRoom | undefined {
   if (built < 2) return undefined
+  // Most requests of a process with several rooms meet one of them: found without scoring any route.
+  const matched = c.req.matchedRoutes
+  if (!severalRooms(matched)) return undefined
   let rooms = 0
   let found = false
   let best: RegisteredRoom | undefined
   let bestScore = -1
   let ownScore = -1
-  for (const route of c.req.matchedRoutes) {
-    const handler = route.handler as { __COMPOSED_HANDLER?: object }
-    // A sub-app with its own onError wraps each handler, keeping the original as __COMPOSED_HANDLER.
-    const other = roomOfHandler.get(handler) ?? (handler.__COMPOSED_HANDLER ? roomOfHandler.get(handler.__COMPOSED_HANDLER) : undefined)
+  for (const route of matched) {
+    const other = roomOf(route.handler)
     if (!other) continue
     rooms++
     const own = other.scoreOf(c)

@@ -47,7 +47,9 @@ function mayCarryCommand(c: Context): boolean {
  * suspended, another room or none deciding, commands off): the header never reaches the client either way.
  */
 export function stripOriginCommands(c: Context): void {
-  if (!mayCarryCommand(c) || (!c.res.headers.has(COMMAND_HEADER) && !c.res.headers.has(CF_COMMAND_HEADER))) return
+  if (!mayCarryCommand(c)) return
+  const { headers } = c.res // asked once: on Bun and Deno each ask goes through the Response's getter
+  if (!headers.has(COMMAND_HEADER) && !headers.has(CF_COMMAND_HEADER)) return
   const response = new Response(c.res.body, c.res) // origin headers may be immutable (a fetch Response)
   response.headers.delete(COMMAND_HEADER)
   response.headers.delete(CF_COMMAND_HEADER)
@@ -69,8 +71,9 @@ export function commandsRevoke(value: string | null): boolean {
 /** Only runs when the command is enabled; otherwise the middleware only strips the headers. */
 export function applyOriginCommand(room: Room, c: Context, ticketId: string, countedMinute: number, now: number): void {
   if (!mayCarryCommand(c)) return
-  const own = c.res.headers.get(COMMAND_HEADER)
-  const cf = c.res.headers.get(CF_COMMAND_HEADER)
+  const { headers } = c.res
+  const own = headers.get(COMMAND_HEADER)
+  const cf = headers.get(CF_COMMAND_HEADER)
   if (own === null && cf === null) return
   const revoke = commandsRevoke(own) || (room.o.compatibility === 'cloudflare' && commandsRevoke(cf))
   const response = new Response(c.res.body, c.res) // origin headers may be immutable (a fetch Response)

@@ -21,10 +21,17 @@ export interface TicketRead {
   stale: boolean
 }
 
-/** Reads and opens the ticket cookie. A remembered cookie text is answered without an await. */
-export async function readTicket(room: Room, c: Context, now: number, s: EffectiveSettings): Promise<TicketRead> {
-  const cookie = readCookie(cookieHeaderOf(c), room.o.cookieName)
-  if (cookie === undefined) return { ticket: undefined, stale: false }
+/** The ticket cookie's text in the request's Cookie header, or undefined. */
+export function ticketCookieOf(room: Room, c: Context): string | undefined {
+  return readCookie(cookieHeaderOf(c), room.o.cookieName)
+}
+
+/**
+ * Reads and opens the ticket cookie (`cookie`: its text when the caller read it already, null when it knows
+ * there is none). A remembered cookie text is answered without an await.
+ */
+export async function readTicket(room: Room, c: Context, now: number, s: EffectiveSettings, cookie: string | null = ticketCookieOf(room, c) ?? null): Promise<TicketRead> {
+  if (cookie === null) return { ticket: undefined, stale: false }
   const sealer = room.sealerOf(c)
   const opened = sealer.cached(cookie) ?? (await sealer.open(cookie))
   if (!opened || !room.live(opened.ticket, now, s)) return { ticket: undefined, stale: false }
@@ -51,6 +58,34 @@ export function freshenRevocations(room: Room, c: Context, now: number): void {
 }
 
 /**
+ * The session stage in one synchronous step, for the admitted user with a remembered, live, current ticket and
+ * nothing to wait for — most requests a room sees. Undefined (nothing done, nothing counted) when any part of
+ * the stage would wait: a cookie to open, a first snapshot to check revocations against, a renewal (once a
+ * minute) or a stale key's reseal; the whole path (readTicket, continueSession) then takes the request. What it
+ * does is exactly what those two do for such a ticket, in the same order, so both paths keep every guarantee.
+ */
+export function sessionNow(room: Room, c: Context, cookie: string | undefined, now: number, s: EffectiveSettings): Ticket | undefined {
+  if (cookie === undefined) return undefined
+  const opened = room.sealerOf(c).cached(cookie)
+  if (opened === undefined || opened.stale) return undefined
+  const { ticket } = opened
+  if (ticket.acceptedAt <= 0 || !room.live(ticket, now, s)) return undefined
+  const minute = minuteOf(now)
+  if (!s.disableSessionRenewal && minuteOf(ticket.lastCheckInTime) < minute) return undefined
+  const { link } = room
+  if (room.revokeEnabled) {
+    freshenRevocations(room, c, now)
+    const snapshot = link.snapshot(now)
+    if (snapshot === undefined || snapshot.revoked.has(ticket.ticketId)) return undefined
+  }
+  // Committed from here on: what continueSession does for a session neither renewed nor resealed.
+  link.judgeSession(ticket, now, room.locationOf, c)
+  if (link.epoch === undefined) room.report(c, room.locationOf(c), now) // a cold worker learns the epoch to judge it by
+  if (s.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
+  return ticket
+}
+
+/**
  * An admitted user with a live session. Renewal moves their count to this minute (a move: coordination/moves.ts)
  * and — once the coordinator has counted the move — rewrites the cookie; a session older than the room's stored
  * state (a backend that lost its state) tells every worker the active count is short. Returns the minute the
@@ -60,7 +95,7 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
   const { link } = room
   const minute = minuteOf(now)
   const lastMinute = minuteOf(ticket.lastCheckInTime)
-  const countedBefore = link.judgeSession(ticket, now, () => room.locationOf(c))
+  const countedBefore = link.judgeSession(ticket, now, room.locationOf, c)
   if (link.epoch === undefined) room.report(c, room.locationOf(c), now) // a cold worker learns the epoch to judge it by
   if (lastMinute < minute && !s.disableSessionRenewal) {
     const location = room.locationOf(c)
