@@ -7,8 +7,6 @@
  * Used only for requests without a body; anything else takes the transport's path.
  */
 import { H1ProtocolError, H1Reader, type H1Head } from './h1.ts'
-import { requestHead } from './h1-text.ts'
-import type { HeaderList } from './headers.ts'
 import { OriginTimeout } from './transport.ts'
 
 /** A connected socket, as the pool uses it. */
@@ -90,9 +88,8 @@ export class H1Pool {
     private readonly keepAliveMs: number,
   ) {}
 
-  /** Sends a bodiless request; the answer's callbacks follow. */
-  request(method: string, path: string, headers: HeaderList, timeoutMs: number, answer: H1Answer): H1Flow {
-    const head = requestHead(method, path, headers)
+  /** Sends a bodiless request, its head written whole (./h1-text.ts); the answer's callbacks follow. */
+  request(method: string, head: string | Uint8Array, timeoutMs: number, answer: H1Answer): H1Flow {
     let current: Connection | undefined
     const send = (c: Connection): void => {
       c.socket!.write(head)
