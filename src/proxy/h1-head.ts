@@ -7,6 +7,7 @@
  * pass with indexOf and char codes, no split or regex per line: this runs for every answer the fast path reads.
  */
 import type { HeaderList } from './headers.ts'
+import { sameLower } from './ascii.ts'
 import { H1ProtocolError, hasToken } from './h1-text.ts'
 import { checkedHeadText, checkedStatus } from './origin-validate.ts'
 
@@ -33,12 +34,6 @@ for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijkl
 const CONTROL_OR_BARE_CR = /[^\t\r\n\x20-\x7e\x80-\xff]|\r(?!\n)/
 
 const isDigit = (code: number): boolean => code >= 48 && code <= 57
-
-/** Whether `text` at `at` is `lower` in any case (`lower`: lower-case letters and `-`, so `| 0x20` is exact). */
-function sameLower(text: string, at: number, lower: string): boolean {
-  for (let i = 0; i < lower.length; i++) if ((text.charCodeAt(at + i) | 0x20) !== lower.charCodeAt(i)) return false
-  return true
-}
 
 /** 1 to 15 decimal digits from `from` to `to`, or undefined. */
 function decimal(text: string, from: number, to: number): number | undefined {

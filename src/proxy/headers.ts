@@ -8,6 +8,7 @@
  */
 import type { Forwarded } from './trust.ts'
 import { isForwardingClaim } from './forwarding-claims.ts'
+import { isLower } from './ascii.ts'
 
 /** Hop-by-hop headers a proxy must not forward (RFC 9110 §7.6.1), besides every `proxy-*` header. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'trailers'])
@@ -45,7 +46,7 @@ export function headerListOf(headers: Headers): HeaderList {
 function connectionNamed(list: HeaderList): Set<string> | undefined {
   let named: Set<string> | undefined
   for (let i = 0; i < list.length; i += 2) {
-    if (list[i]!.length !== 10 || list[i]!.toLowerCase() !== 'connection') continue
+    if (!isLower(list[i]!, 'connection')) continue
     named = connectionNamedOf(list[i + 1]!, named)
   }
   return named
@@ -53,7 +54,7 @@ function connectionNamed(list: HeaderList): Set<string> | undefined {
 
 /** {@link connectionNamed} of one Connection value, added to `named`; `keep-alive` and `close` alone (the usual values) name nothing not dropped already. */
 export function connectionNamedOf(value: string, named?: Set<string>): Set<string> | undefined {
-  if (value.length <= 10 && HOP_BY_HOP.has(value.toLowerCase())) return named
+  if (isLower(value, 'keep-alive') || isLower(value, 'close')) return named
   for (const name of value.split(',')) {
     const trimmed = name.trim().toLowerCase()
     if (trimmed) (named ??= new Set()).add(trimmed)
