@@ -11,7 +11,7 @@
 // `--before DIR`: the same from another build (`…@before`), alternating with this one in one process.
 import { createServer } from 'node:http'
 import { pathToFileURL } from 'node:url'
-import { dist, median, option, round } from './lib.mjs'
+import { alternatingCpu, dist, median, option, round } from './lib.mjs'
 
 const argv = process.argv
 const ROUNDS = Number(option(argv, 'rounds', '7'))
@@ -84,10 +84,6 @@ for (const [name, size] of [['small', 200], ['large', 64 * 1024]]) {
   if (before) CASES[`${name}@before`] = await proxyCase(fromBefore, size)
 }
 
-const cpu = () => {
-  const { user, system } = process.cpuUsage()
-  return user + system
-}
 async function run(request, n) {
   let next = 0
   let bad = 0
@@ -103,15 +99,7 @@ async function run(request, n) {
 }
 
 const cases = Object.keys(CASES)
-const times = Object.fromEntries(cases.map((c) => [c, []]))
-for (const c of cases) await run(CASES[c], REQUESTS / 4) // warm-up
-for (let r = 0; r < ROUNDS; r++) {
-  for (const c of r % 2 ? [...cases].reverse() : cases) {
-    const started = cpu()
-    await run(CASES[c], REQUESTS)
-    times[c].push((cpu() - started) / REQUESTS)
-  }
-}
+const times = await alternatingCpu(cases, (c, n) => run(CASES[c], n), { rounds: ROUNDS, requests: REQUESTS, warm: REQUESTS / 4 })
 const runtime = globalThis.Bun ? `bun ${globalThis.Bun.version}` : `node ${process.version}`
 console.log(`proxy in process, ${runtime}, ${IN_FLIGHT} in flight, ${ROUNDS} rounds × ${REQUESTS}: CPU µs per request, median (lowest)`)
 for (const c of cases) console.log(`${c.padEnd(14)} ${String(round(median(times[c]), 2)).padStart(8)} (${round(Math.min(...times[c]), 2)})`)
