@@ -10,7 +10,7 @@
 //                                                          `case@before`, alternating with them in one process)
 import { pathToFileURL } from 'node:url'
 import { Hono } from 'hono'
-import { benchRoomOptions, dist, median, option, round } from './lib.mjs'
+import { alternatingCpu, benchRoomOptions, dist, median, option, round } from './lib.mjs'
 
 const argv = globalThis.Deno ? ['', '', ...globalThis.Deno.args] : process.argv
 const ROUNDS = Number(option(argv, 'rounds', '5'))
@@ -55,10 +55,6 @@ const CASES = {
   ...(before ? await roomCases(fromBefore, '@before') : {}),
 }
 
-const cpu = () => {
-  const { user, system } = process.cpuUsage()
-  return user + system
-}
 async function run(request, n) {
   let next = 0
   const worker = async () => {
@@ -70,15 +66,7 @@ async function run(request, n) {
 const asked = option(argv, 'cases', undefined)?.split(',')
 // --cases names the cases; with --before each room case named brings its `@before` twin.
 const cases = asked ? Object.keys(CASES).filter((c) => asked.includes(c.replace(/@before$/, ''))) : Object.keys(CASES)
-const times = Object.fromEntries(cases.map((c) => [c, []]))
-for (const c of cases) await run(CASES[c], REQUESTS / 2) // warm-up
-for (let r = 0; r < ROUNDS; r++) {
-  for (const c of r % 2 ? [...cases].reverse() : cases) {
-    const started = cpu()
-    await run(CASES[c], REQUESTS)
-    times[c].push((cpu() - started) / REQUESTS)
-  }
-}
+const times = await alternatingCpu(cases, (c, n) => run(CASES[c], n), { rounds: ROUNDS, requests: REQUESTS, warm: REQUESTS / 2 })
 const runtime = globalThis.Bun ? `bun ${globalThis.Bun.version}` : globalThis.Deno ? `deno ${globalThis.Deno.version.deno}` : `node ${process.version}`
 console.log(`${runtime}: CPU µs per request through app.fetch, ${IN_FLIGHT} in flight (${ROUNDS} rounds of ${REQUESTS}: median, lowest)`)
 for (const c of cases) console.log(`  ${c.padEnd(10)} ${String(round(median(times[c]), 1)).padStart(7)} ${String(round(Math.min(...times[c]), 1)).padStart(7)}   rounds ${times[c].map((t) => round(t, 1)).join(', ')}`)

@@ -125,3 +125,24 @@ export function benchRoomOptions(open, secret, coordinator) {
     coordinator,
   }
 }
+
+/**
+ * CPU µs per request of each case (`cases`: names; `run(name, n)` runs n requests of it), after a warm-up of
+ * `warm` requests each, over `rounds` rounds in alternating order (A B … then … B A) so drift cancels out.
+ */
+export async function alternatingCpu(cases, run, { rounds, requests, warm }) {
+  const cpu = () => {
+    const { user, system } = process.cpuUsage()
+    return user + system
+  }
+  const times = Object.fromEntries(cases.map((c) => [c, []]))
+  for (const c of cases) await run(c, warm)
+  for (let r = 0; r < rounds; r++) {
+    for (const c of r % 2 ? [...cases].reverse() : cases) {
+      const started = cpu()
+      await run(c, requests)
+      times[c].push((cpu() - started) / requests)
+    }
+  }
+  return times
+}

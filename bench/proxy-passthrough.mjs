@@ -10,7 +10,11 @@
 // reported next to req/s: on a loaded machine it is the steadier of the two. Loopback only, bounded.
 //
 //   node bench/proxy-passthrough.mjs [--seconds 3] [--rounds 4] [--connections 50] [--quick] [--no-bun]
-//     [--runtimes node,bun] [--all | --kinds proxy,hono-pipe]
+//     [--runtimes node,bun] [--all | --kinds proxy,hono-pipe] [--before /tmp/old/dist]
+//
+// `--before DIR`: the proxy from another build too (`proxy@before`, e.g. main's, built with `npx tsc -p
+// tsconfig.build.json --outDir DIR` and node_modules linked into it), in the same alternating rounds: a
+// change's before and after side by side, each a ratio to the same baseline.
 //
 // Needs the compiled package (dist/, or BENCH_DIST): `npm run build` first. Prints a table and one
 // `BENCH_RESULT {json}` line (rows: runtime, body, baseline, kind, target, ratio, cpuRatio, …); the
@@ -28,11 +32,12 @@ import { loadRun, pinning } from './wrk.mjs'
 const SERVERS = fileURLToPath(new URL('./proxy-servers.mjs', import.meta.url))
 
 /** Starts one server in its own process, pinned to the server core (or, for the origin, the load generator's). */
-function start(runtime, kind, originUrl, core) {
+function start(runtime, kind, originUrl, core, before) {
   const [command, ...prefix] = [...pinning()[core], runtimeBinary(runtime)]
-  const child = spawn(command, [...prefix, SERVERS, kind, originUrl ?? ''], {
+  const [serves, build] = kind.endsWith('@before') ? [kind.slice(0, -'@before'.length), before] : [kind, distDir]
+  const child = spawn(command, [...prefix, SERVERS, serves, originUrl ?? ''], {
     cwd: root,
-    env: { ...process.env, BENCH_DIST: distDir },
+    env: { ...process.env, BENCH_DIST: build },
     detached: true,
     stdio: ['ignore', 'pipe', 'inherit'],
   })
@@ -98,6 +103,8 @@ async function main() {
   const rounds = Number(option(argv, 'rounds', quick ? '1' : '4'))
   const connections = Number(option(argv, 'connections', '50'))
   const all = flag(argv, 'all')
+  const before = option(argv, 'before', undefined)
+  if (before && !existsSync(`${before.replace(/\/$/, '')}/src/proxy/node.js`)) throw new Error(`--before ${before}: no src/proxy/node.js there`)
   if (!existsSync(`${distDir}src/proxy/node.js`)) throw new Error(`${distDir}src/proxy/node.js is missing: run npm run build first`)
   const runtimes = option(argv, 'runtimes', `node${runtimeBinary('bun') && !flag(argv, 'no-bun') ? ',bun' : ''}`).split(',')
   const stops = []
@@ -109,8 +116,10 @@ async function main() {
     for (const runtime of runtimes) {
       // Without --all: the target rows only (the proxy against the runtime's plain pass-through).
       const chosen = option(argv, 'kinds', undefined)?.split(',')
-      for (const kind of KINDS[runtime].filter((kind, i) => (chosen ? chosen.includes(kind) || i === 0 : all || i < 3))) {
-        const server = await start(runtime, kind, origin.url, 'server')
+      const kinds = KINDS[runtime].filter((kind, i) => (chosen ? chosen.includes(kind) || i === 0 : all || i < 3))
+      if (before) kinds.splice(kinds.indexOf('proxy') + 1, 0, 'proxy@before')
+      for (const kind of kinds) {
+        const server = await start(runtime, kind, origin.url, 'server', before)
         stops.push(server.stop)
         servers.push({ runtime, kind, ...server })
       }
@@ -147,6 +156,7 @@ const LABELS = {
   proxy: 'createProxyApp + nodeTransport',
   'proxy-fetch': 'createProxyApp + fetchTransport',
   'proxy-node-server': 'createProxyApp on @hono/node-server',
+  'proxy@before': 'createProxyApp + nodeTransport, --before',
 }
 
 /** Every server against its runtime's baseline, per body: req/s ratio (median of per-round ratios) and CPU per request. */
@@ -158,7 +168,7 @@ function report(runs, runtimes, settings) {
       const baseline = BASELINE[runtime]
       const plain = of(baseline)
       const inRound = (run) => plain.find((p) => p.round === run.round)
-      for (const kind of KINDS[runtime].filter((kind) => kind !== baseline && of(kind).length > 0)) {
+      for (const kind of [...KINDS[runtime], 'proxy@before'].filter((kind) => kind !== baseline && of(kind).length > 0)) {
         const ratios = of(kind).map((run) => run.rps / inRound(run).rps)
         // Requests one CPU second serves, proxy over plain: the throughput ratio with the neighbours taken out.
         const cpuRatios = of(kind).map((run) => inRound(run).cpuUs / run.cpuUs).filter(Number.isFinite)

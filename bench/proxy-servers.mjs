@@ -13,7 +13,7 @@ const HUGE = 10_000_000
 export const BODIES = { small: 'x'.repeat(200), large: 'y'.repeat(64 * 1024) }
 const isBun = typeof globalThis.Bun !== 'undefined'
 
-async function serveKind(kind, originUrl) {
+export async function serveKind(kind, originUrl) {
   const origin = originUrl ? new URL(originUrl) : undefined
   const ready = (port) => console.log(`READY ${port}`)
   if (kind === 'origin') {

@@ -6,14 +6,14 @@
  * as sent — whole when short, else streamed with the origin's socket paused while the client is slower.
  */
 import type { Context } from 'hono'
-import { ContextClass, fastClientHeaders, fastForward, fastOriginHeaders, fetchRequestView, type FastForward, type FastSetup } from './fast.ts'
+import { ContextClass, fastClientHeaders, fastForward, fetchRequestView, type FastForward, type FastSetup } from './fast.ts'
 import { applyOriginCommand } from '../room/pipeline/origin-command.ts'
 import { originFailure } from './failure.ts'
-import { hasHeader, headerListOf, type HeaderList } from './headers.ts'
+import { hasHeader, type HeaderList } from './headers.ts'
 import { bunDial } from './h1-dial.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Answer, type H1Flow } from './h1-pool.ts'
 import type { H1Head } from './h1.ts'
-import { invalidOriginHead } from './origin-validate.ts'
+import { originRequestHead } from './h1-text.ts'
 import { declaresBody, OriginTimeout, untypedBody, type OriginTransport } from './transport.ts'
 
 /** What the fast path needs to forward through its own client. */
@@ -43,16 +43,16 @@ export function h1Forwarder(transport: OriginTransport, origin: URL, timeoutMs: 
 }
 
 /** Whether the fast path's client takes this request: no body, nothing asking for an interim answer. */
-export function h1Takes(request: Request): boolean {
-  return !declaresBody(request.headers) && !request.headers.has('expect')
+export function h1Takes(headers: Headers): boolean {
+  return !declaresBody(headers) && !headers.has('expect')
 }
 
 /** Forwards `request` (the fast path's yes: `fast`) and answers with the origin's response, or 502/504. */
 export function h1Forward(h1: H1Forwarder, setup: FastSetup, c: Context, fast: FastForward, request: Request): Promise<Response> {
-  const list = fastOriginHeaders(setup, fast, headerListOf(request.headers))
+  const head = originRequestHead(request.method, fast.path, request.headers, fast.forwarded, setup.originBase.host)
   return new Promise((resolve) => {
     const exchange = new Exchange(h1, setup, c, fast, request, resolve)
-    exchange.flow = h1.pool.request(request.method, fast.path, list, h1.timeoutMs, exchange)
+    exchange.flow = h1.pool.request(request.method, head, h1.timeoutMs, exchange)
   })
 }
 
@@ -79,12 +79,11 @@ class Exchange implements H1Answer {
     const list = this.clientHeaders!
     const pairs: [string, string][] = []
     for (let i = 0; i + 1 < list.length; i += 2) pairs.push([list[i]!, list[i + 1]!])
-    // Checked and built before `answered` is set: a head the proxy cannot pass on (origin-validate.ts) or a Response
-    // cannot carry is a 502 here — called from the pool's end() too, outside its error path — never a promise left unsettled.
+    // The head was checked as it was read (./h1-head.ts: a head the proxy cannot pass on never gets here). Built
+    // before `answered` is set: one a Response still cannot carry is a 502 here — called from the pool's end() too,
+    // outside its error path — never a promise left unsettled.
     let response: Response
     try {
-      const invalid = invalidOriginHead(this.answer!.status, this.answer!.statusText, list)
-      if (invalid) throw invalid
       response = new Response(body, { status: this.answer!.status, statusText: this.answer!.statusText, headers: pairs })
     } catch (error) {
       this.done = true
@@ -170,7 +169,7 @@ export function fetchFastPath(setup: FastSetup, forward: (c: Context) => Promise
     const fast = fastForward(setup, c, fetchRequestView(request, url, raw))
     if (!fast) return appFetch(request, env, executionCtx)
     // The fast path's own client where it has one (Bun): it obeys the origin's commands itself (fastClientHeaders).
-    if (h1 && h1Takes(request)) return h1Forward(h1, setup, c, fast, request)
+    if (h1 && h1Takes(request.headers)) return h1Forward(h1, setup, c, fast, request)
     c.set('forwarded', fast.forwarded)
     const answered = forward(c)
     if (!setup.keepCommand) return answered

@@ -120,7 +120,8 @@ const valueOf = (list: HeaderList, name: string): string | undefined => rawHeade
  */
 export function fetchRequestView(request: Request, url: string, raw: HeaderList | undefined): FastRequest {
   const slash = url.indexOf('/', url.indexOf('//') + 2)
-  const header = raw ? rawHeaderOf(raw) : (name: string) => request.headers.get(name) ?? undefined
+  const headers = request.headers // once: Bun's getter is not free
+  const header = raw ? rawHeaderOf(raw) : (name: string) => headers.get(name) ?? undefined
   return {
     method: request.method,
     target: slash === -1 ? '/' : url.slice(slash),

@@ -7,49 +7,11 @@
  * Used only for requests without a body; anything else takes the transport's path.
  */
 import { H1ProtocolError, H1Reader, type H1Head } from './h1.ts'
-import { requestHead } from './h1-text.ts'
-import type { HeaderList } from './headers.ts'
+import type { H1Answer, H1Dial, H1Flow, H1Socket } from './h1-types.ts'
 import { OriginTimeout } from './transport.ts'
 
-/** A connected socket, as the pool uses it. */
-export interface H1Socket {
-  write(data: string | Uint8Array): void
-  pause(): void
-  resume(): void
-  destroy(): void
-}
-
-/** What a dialer reports about a socket. `close` comes once, with the error if there was one. */
-export interface H1SocketEvents {
-  data(bytes: Uint8Array): void
-  close(error?: unknown): void
-}
-
-export type H1Dial = (host: string, port: number, events: H1SocketEvents) => Promise<H1Socket>
-
-/** The answer's side: the head once, then its body's bytes and its end, or an error at any point. */
-export interface H1Answer {
-  head(head: H1Head): void
-  data(bytes: Uint8Array): void
-  end(): void
-  error(error: unknown): void
-}
-
-/** Pauses and resumes an answer's body (the client is slower than the origin), or drops it. */
-export interface H1Flow {
-  pause(): void
-  resume(): void
-  abort(): void
-}
-
-/** Marks a transport whose requests reach the origin exactly (node:http): the fast path's client may stand in for it. */
-export const EXACT_TRANSPORT: unique symbol = Symbol('hono-waiting-room.exact-transport')
-
-/** What an exact transport tells the fast path: its idle time, and a socket to use instead of the runtime's (tests: node:net). */
-export interface ExactTransport {
-  keepAliveMs: number
-  dial?: H1Dial | undefined
-}
+export { EXACT_TRANSPORT } from './h1-types.ts'
+export type { ExactTransport, H1Answer, H1Dial, H1Flow, H1Socket, H1SocketEvents } from './h1-types.ts'
 
 interface Connection {
   socket: H1Socket | undefined
@@ -63,7 +25,46 @@ interface Connection {
   /** When the origin's answer is due (its head), ms since the epoch; 0 once it came. */
   deadline: number
   timeoutMs: number
-  retry: (() => void) | undefined
+  /** The request it carries (kept for a retry): the answer's `flow` once sent. */
+  flow: PoolRequest | undefined
+  /** Whether the request may be sent again on a new connection if this one closes before a byte of answer. */
+  retryable: boolean
+}
+
+/** One request on the pool, and its answer's flow control: an object with methods, not a closure each (less to allocate per request). */
+class PoolRequest implements H1Flow {
+  /** The connection carrying it. */
+  c: Connection | undefined
+
+  constructor(
+    private readonly pool: H1Pool,
+    readonly method: string,
+    readonly head: string | Uint8Array,
+    readonly timeoutMs: number,
+    readonly answer: H1Answer,
+  ) {}
+
+  // Only while the connection still carries this answer: back in the pool it may carry another's.
+  pause(): void {
+    const c = this.c
+    if (c?.answer !== this.answer || !c.socket) return
+    c.paused = true
+    c.socket.pause()
+  }
+
+  resume(): void {
+    const c = this.c
+    if (c?.answer !== this.answer || !c.paused) return
+    c.paused = false
+    c.socket?.resume()
+  }
+
+  abort(): void {
+    const c = this.c
+    if (c?.answer !== this.answer) return
+    c.answer = undefined
+    this.pool.drop(c)
+  }
 }
 
 /** The reader's events for a connection: its answer's, the end read from the reader once a feed is done (onData). */
@@ -90,58 +91,45 @@ export class H1Pool {
     private readonly keepAliveMs: number,
   ) {}
 
-  /** Sends a bodiless request; the answer's callbacks follow. */
-  request(method: string, path: string, headers: HeaderList, timeoutMs: number, answer: H1Answer): H1Flow {
-    const head = requestHead(method, path, headers)
-    let current: Connection | undefined
-    const send = (c: Connection): void => {
-      c.socket!.write(head)
-      this.expectBy(c, timeoutMs)
-    }
-    const begin = (c: Connection, reused: boolean): void => {
-      current = c
-      // A kept-alive connection's reader reads its next answer: one reader per connection, not per request.
-      if (c.reader?.complete) c.reader.next(method)
-      else c.reader = new H1Reader(READER_EVENTS(c), method)
-      c.answer = answer
-      c.heard = false
-      // Sent again only where no origin can have acted on it: idempotent, on a kept-alive connection that closed before a byte of answer.
-      c.retry = reused && (method === 'GET' || method === 'HEAD') ? () => begin(this.connect(send), false) : undefined
-      if (c.socket) send(c)
-    }
+  /** Sends a bodiless request, its head written whole (./h1-text.ts); the answer's callbacks follow. */
+  request(method: string, head: string | Uint8Array, timeoutMs: number, answer: H1Answer): H1Flow {
+    const request = new PoolRequest(this, method, head, timeoutMs, answer)
     const idle = this.idle.pop()
-    if (idle) begin(idle, true)
-    else begin(this.connect(send), false)
-    return {
-      // Only while the connection still carries this answer: back in the pool it may carry another's.
-      pause: () => {
-        if (current?.answer !== answer || !current.socket) return
-        current.paused = true
-        current.socket.pause()
-      },
-      resume: () => {
-        if (current?.answer !== answer || !current.paused) return
-        current.paused = false
-        current.socket?.resume()
-      },
-      abort: () => {
-        if (current?.answer !== answer) return
-        current.answer = undefined
-        this.drop(current)
-      },
-    }
+    if (idle) this.begin(request, idle, true)
+    else this.begin(request, this.connect(), false)
+    return request
   }
 
-  /** A new connection; `opened` runs once it is connected (the request is set on it by then). */
-  private connect(opened: (c: Connection) => void): Connection {
-    const c: Connection = { socket: undefined, reader: undefined, answer: undefined, heard: false, paused: false, idleSince: 0, deadline: 0, timeoutMs: 0, retry: undefined }
+  private begin(request: PoolRequest, c: Connection, reused: boolean): void {
+    const { method } = request
+    request.c = c
+    // A kept-alive connection's reader reads its next answer: one reader per connection, not per request.
+    if (c.reader?.complete) c.reader.next(method)
+    else c.reader = new H1Reader(READER_EVENTS(c), method)
+    c.answer = request.answer
+    c.flow = request
+    c.heard = false
+    // Sent again only where no origin can have acted on it: idempotent, on a kept-alive connection that closed before a byte of answer.
+    c.retryable = reused && (method === 'GET' || method === 'HEAD')
+    if (c.socket) this.send(c)
+  }
+
+  private send(c: Connection): void {
+    const request = c.flow!
+    c.socket!.write(request.head)
+    this.expectBy(c, request.timeoutMs)
+  }
+
+  /** A new connection; its request is sent once it is connected (set on it by then). */
+  private connect(): Connection {
+    const c: Connection = { socket: undefined, reader: undefined, answer: undefined, heard: false, paused: false, idleSince: 0, deadline: 0, timeoutMs: 0, flow: undefined, retryable: false }
     this.dial(this.host, this.port, {
       data: (bytes) => this.onData(c, bytes),
       close: (error) => this.onClose(c, error),
     }).then(
       (socket) => {
         c.socket = socket
-        if (c.answer) opened(c)
+        if (c.answer) this.send(c)
         else socket.destroy()
       },
       (error) => this.fail(c, error),
@@ -171,11 +159,10 @@ export class H1Pool {
     if (index !== -1) this.idle.splice(index, 1)
     const { reader, answer } = c
     if (!reader || !answer) return
-    if (!c.heard && c.retry) {
+    if (!c.heard && c.retryable && c.flow) {
       c.deadline = 0
-      const retry = c.retry
       c.answer = undefined
-      return retry()
+      return this.begin(c.flow, this.connect(), false)
     }
     try {
       reader.close()
@@ -194,7 +181,8 @@ export class H1Pool {
     answer?.error(error instanceof Error ? error : new H1ProtocolError(String(error)))
   }
 
-  private drop(c: Connection): void {
+  /** Closes a connection (its request's `abort` too). */
+  drop(c: Connection): void {
     c.deadline = 0
     this.waiting.delete(c)
     const socket = c.socket
@@ -225,6 +213,7 @@ export class H1Pool {
   }
 
   private release(c: Connection): void {
+    c.flow = undefined // nothing of a finished request kept by an idle connection
     // The last bytes of an answer may have paused it (the client was slow): the next answer must be read.
     if (c.paused) {
       c.paused = false

@@ -8,8 +8,10 @@
  * skips them. Anything it does not understand is an error (the proxy answers 502), never a guess.
  */
 import type { HeaderList } from './headers.ts'
-import { hasToken, headText, latin1 } from './h1-text.ts'
-import { checkedHeadText, checkedStatus } from './origin-validate.ts'
+import { readAnswerHead } from './h1-head.ts'
+import { H1ProtocolError, headText } from './h1-text.ts'
+
+export { H1ProtocolError } from './h1-text.ts'
 
 /** The status line and header lines of an answer. */
 export interface H1Head {
@@ -34,19 +36,11 @@ const MAX_HEAD = 64 * 1024
 const CR = 13
 const LF = 10
 
-export class H1ProtocolError extends Error {
-  override name = 'H1ProtocolError'
-}
-
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-
 /** Reads one answer after another from a connection's bytes, for requests sent with `method` in order. */
 export class H1Reader {
   private buffer: Uint8Array | undefined
+  /** How far past the head's start the search for its end has looked (bytes kept in `buffer` between feeds). */
   private scanned = 0
-  /** Whether the head scanned so far has a byte above 0x7f (then it is decoded byte by byte). */
-  private high = false
   private state: 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'close' | 'done' = 'head'
   private remaining = 0
   private keepAlive = false
@@ -64,7 +58,6 @@ export class H1Reader {
     this.state = 'head'
     this.buffer = undefined
     this.scanned = 0
-    this.high = false
   }
 
   /** Bytes from the connection; throws {@link H1ProtocolError} on anything unreadable. */
@@ -145,7 +138,7 @@ export class H1Reader {
       if (bytes.length - at > 4096) throw new H1ProtocolError('a chunk line too long')
       return -1
     }
-    const line = latin1(bytes, at, lf > at && bytes[lf - 1] === CR ? lf - 1 : lf)
+    const line = headText(bytes, at, lf > at && bytes[lf - 1] === CR ? lf - 1 : lf)
     if (this.state === 'chunk-end') {
       if (line !== '') throw new H1ProtocolError('a chunk longer than its size')
       this.state = 'chunk-size'
@@ -165,66 +158,27 @@ export class H1Reader {
     this.events.end(this.keepAlive)
   }
 
-  /** Where the head starting at `at` ends (after its blank line), or -1; notes a byte above 0x7f on the way, throws on a bare LF. */
+  /** Where the head starting at `at` ends (after its blank line), or -1; throws on a bare LF at once. */
   private headEnd(bytes: Uint8Array, at: number): number {
-    for (let i = Math.max(at + this.scanned, at + 3); i < bytes.length; i++) {
-      const byte = bytes[i]!
-      if (byte > 0x7f) this.high = true
-      else if (byte === LF) {
-        if (bytes[i - 1] !== CR) throw new H1ProtocolError('a line of the answer head ends in a bare LF') // at once, not a wait for a CRLFCRLF that never comes
-        if (bytes[i - 2] === LF && bytes[i - 3] === CR) return i + 1
-      }
+    // Each LF is looked at once (native search), with the bytes before it: none is looked at again on the next feed.
+    for (let i = bytes.indexOf(LF, at + this.scanned); i !== -1; i = bytes.indexOf(LF, i + 1)) {
+      if (i === at || bytes[i - 1] !== CR) throw new H1ProtocolError('a line of the answer head ends in a bare LF') // at once, not a wait for a CRLFCRLF that never comes
+      if (i - at >= 3 && bytes[i - 2] === LF && bytes[i - 3] === CR) return i + 1
     }
     return -1
   }
 
   private readHead(bytes: Uint8Array, at: number): number {
-    // The first three bytes are looked at as part of the end; the high-byte flag (and the bare-LF check) need them too.
-    if (this.scanned === 0) for (let i = at; i < at + 3 && i < bytes.length; i++) if (bytes[i]! > 0x7f) this.high = true
-    else if (bytes[i] === LF) throw new H1ProtocolError('a line of the answer head ends in a bare LF')
     const end = this.headEnd(bytes, at)
     if (end === -1) {
       if (bytes.length - at > MAX_HEAD) throw new H1ProtocolError('response headers too large')
-      this.scanned = Math.max(0, bytes.length - at - 3)
+      this.scanned = bytes.length - at
       return -1
     }
     this.scanned = 0
-    // NUL, a bare CR, DEL… in a line, a status 000 or 099 (not interim): a 502 now, not a head a client's writer throws on.
-    const lines = checkedHeadText(headText(bytes, at, end - 4, this.high)).split('\r\n')
-    this.high = false
-    const status = STATUS_LINE.exec(lines[0]!)
-    if (!status) throw new H1ProtocolError(`an unreadable status line: ${JSON.stringify(lines[0]!.slice(0, 60))}`)
-    const code = checkedStatus(Number(status[2]))
-    const headers: HeaderList = []
-    let length: number | undefined
-    let chunked = false
-    let transferEncoding = false
-    let close = status[1] === '0'
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!
-      // name ":" OWS value OWS, read with indexOf rather than one regex per line (a profile's top JS frame on Bun).
-      const colon = line.indexOf(':')
-      const name = line.slice(0, colon)
-      if (colon < 1 || !TOKEN.test(name)) throw new H1ProtocolError(`an unreadable header line: ${JSON.stringify(line.slice(0, 60))}`)
-      let from = colon + 1
-      let to = line.length
-      while (from < to && (line.charCodeAt(from) === 32 || line.charCodeAt(from) === 9)) from++
-      while (to > from && (line.charCodeAt(to - 1) === 32 || line.charCodeAt(to - 1) === 9)) to--
-      const value = line.slice(from, to)
-      headers.push(name, value)
-      const lower = name.length === 14 || name.length === 17 || name.length === 10 ? name.toLowerCase() : ''
-      if (lower === 'content-length') {
-        const n = /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN
-        if (Number.isNaN(n) || (length !== undefined && length !== n)) throw new H1ProtocolError(`an invalid Content-Length: ${value}`)
-        length = n
-      } else if (lower === 'transfer-encoding') {
-        transferEncoding = true
-        chunked = value.trim().toLowerCase().endsWith('chunked')
-      } else if (lower === 'connection') {
-        if (hasToken(value, 'close')) close = true
-        else if (status[1] === '0' && hasToken(value, 'keep-alive')) close = false
-      }
-    }
+    // Read and checked once (./h1-head.ts): whoever passes this head on need not look at it again.
+    const head = readAnswerHead(headText(bytes, at, end - 4))
+    const { status: code, length, chunked, transferEncoding, close } = head
     if (code < 200) {
       if (code === 101) throw new H1ProtocolError('the origin switched protocols unasked')
       return end // 100, 103: informational, the final answer follows
@@ -232,7 +186,7 @@ export class H1Reader {
     this.keepAlive = !close
     const bodiless = this.method === 'HEAD' || code === 204 || code === 304
     if (transferEncoding && length !== undefined) throw new H1ProtocolError('both Transfer-Encoding and Content-Length')
-    this.events.head({ status: code, statusText: status[3] ?? '', headers, keepAlive: !close, length: bodiless ? 0 : chunked ? undefined : length })
+    this.events.head({ status: code, statusText: head.statusText, headers: head.headers, keepAlive: !close, length: bodiless ? 0 : chunked ? undefined : length })
     if (bodiless) this.finish()
     else if (chunked) this.state = 'chunk-size'
     else if (transferEncoding || length === undefined) {

@@ -8,6 +8,7 @@
  */
 import type { Forwarded } from './trust.ts'
 import { isForwardingClaim } from './forwarding-claims.ts'
+import { isLower } from './ascii.ts'
 
 /** Hop-by-hop headers a proxy must not forward (RFC 9110 §7.6.1), besides every `proxy-*` header. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'trailers'])
@@ -45,13 +46,43 @@ export function headerListOf(headers: Headers): HeaderList {
 function connectionNamed(list: HeaderList): Set<string> | undefined {
   let named: Set<string> | undefined
   for (let i = 0; i < list.length; i += 2) {
-    if (list[i]!.length !== 10 || list[i]!.toLowerCase() !== 'connection') continue
-    for (const name of list[i + 1]!.split(',')) {
-      const trimmed = name.trim().toLowerCase()
-      if (trimmed) (named ??= new Set()).add(trimmed)
-    }
+    if (!isLower(list[i]!, 'connection')) continue
+    named = connectionNamedOf(list[i + 1]!, named)
   }
   return named
+}
+
+/** {@link connectionNamed} of one Connection value, added to `named`; `keep-alive` and `close` alone (the usual values) name nothing not dropped already. */
+export function connectionNamedOf(value: string, named?: Set<string>): Set<string> | undefined {
+  if (isLower(value, 'keep-alive') || isLower(value, 'close')) return named
+  for (const name of value.split(',')) {
+    const trimmed = name.trim().toLowerCase()
+    if (trimmed) (named ??= new Set()).add(trimmed)
+  }
+  return named
+}
+
+/** A header's fate by name: it passes, never crosses (hop-by-hop, replaced), crosses only from trusted proxies (a request's forwarding claim), is the origin's command or its Location (a response's). */
+const Rule = { Pass: 0, Drop: 1, Claim: 2, Command: 3, Location: 4 } as const
+type Rule = (typeof Rule)[keyof typeof Rule]
+/** The rule of each name seen, so the classes (isForwardingClaim's prefixes and patterns) are worked out once per name, not per request. */
+const requestRules = new Map<string, Rule>()
+
+function requestRule(lower: string): Rule {
+  let rule = requestRules.get(lower)
+  if (rule === undefined) {
+    // `:method` and friends: HTTP/2 pseudo-headers in a Node server's raw list describe this hop only.
+    rule = lower.startsWith(':') || HOP_BY_HOP.has(lower) || REPLACED.has(lower) || lower.startsWith('proxy-') ? Rule.Drop : isForwardingClaim(lower) ? Rule.Claim : Rule.Pass
+    // Bounded: names are the client's to choose. Past the bound a name is worked out each time, as before.
+    if (requestRules.size < 1024) requestRules.set(lower, rule)
+  }
+  return rule
+}
+
+/** Whether a request header (lower-case name) goes to the origin. */
+export function crosses(lower: string, forwarded: Forwarded, named: Set<string> | undefined): boolean {
+  const rule = requestRule(lower)
+  return rule === Rule.Pass ? !named?.has(lower) : rule === Rule.Claim && forwarded.trusted && !named?.has(lower)
 }
 
 /**
@@ -63,14 +94,7 @@ function connectionNamed(list: HeaderList): Set<string> | undefined {
 export function originRequestHeaders(list: HeaderList, forwarded: Forwarded, originHost: string, upgrade?: string): HeaderList {
   const named = connectionNamed(list)
   const out: HeaderList = ['Host', originHost]
-  for (let i = 0; i < list.length; i += 2) {
-    const name = list[i]!
-    const lower = name.toLowerCase()
-    // `:method` and friends: HTTP/2 pseudo-headers in a Node server's raw list describe this hop only.
-    if (name.startsWith(':') || HOP_BY_HOP.has(lower) || REPLACED.has(lower) || lower.startsWith('proxy-') || named?.has(lower)) continue
-    if (!forwarded.trusted && isForwardingClaim(lower)) continue
-    out.push(name, list[i + 1]!)
-  }
+  for (let i = 0; i < list.length; i += 2) if (crosses(list[i]!.toLowerCase(), forwarded, named)) out.push(list[i]!, list[i + 1]!)
   if (forwarded.chain.length > 0) out.push('X-Forwarded-For', forwarded.chain.join(', '))
   out.push('X-Forwarded-Proto', forwarded.proto)
   if (forwarded.host) out.push('X-Forwarded-Host', forwarded.host)
@@ -171,15 +195,28 @@ export function clientResponseHeaderList(list: HeaderList, originBase: URL, prox
   const out: HeaderList = []
   for (let i = 0; i < list.length; i += 2) {
     const name = list[i]!
-    const lower = name.toLowerCase()
-    if (HOP_BY_HOP.has(lower) || lower.startsWith('proxy-') || named?.has(lower)) continue
-    if (lower === COMMAND_HEADER || lower === CF_COMMAND_HEADER) {
+    const rule = responseRule(name)
+    if (rule === Rule.Drop || named?.has(name.toLowerCase())) continue
+    if (rule === Rule.Command) {
       if (keepCommand) return undefined
       continue
     }
-    out.push(name, lower === 'location' ? rewriteLocation(list[i + 1]!, originBase, proxyBase()) : list[i + 1]!)
+    out.push(name, rule === Rule.Location ? rewriteLocation(list[i + 1]!, originBase, proxyBase()) : list[i + 1]!)
   }
   return out
+}
+
+/** The rule of each response header name seen, as sent (no lower-cased copy per answer); bounded, as {@link requestRules}. */
+const responseRules = new Map<string, Rule>()
+
+function responseRule(name: string): Rule {
+  let rule = responseRules.get(name)
+  if (rule === undefined) {
+    const lower = name.toLowerCase()
+    rule = HOP_BY_HOP.has(lower) || lower.startsWith('proxy-') ? Rule.Drop : lower === COMMAND_HEADER || lower === CF_COMMAND_HEADER ? Rule.Command : lower === 'location' ? Rule.Location : Rule.Pass
+    if (responseRules.size < 1024) responseRules.set(name, rule)
+  }
+  return rule
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Context } from 'hono'
 import { fastClientHeaders, fastOriginHeaders, type FastForward, type ProxyFastPath } from './fast.ts'
 import { originFailure } from './failure.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Flow } from './h1-pool.ts'
+import { requestHead } from './h1-text.ts'
 import { NULL_BODY, writeResponse } from './node-answer.ts'
 import { nodeDial } from './node-dial.ts'
 import { bunDial } from './h1-dial.ts'
@@ -33,7 +34,7 @@ export function h1Answer(fast: ProxyFastPath, pool: H1Pool, c: Context, forward:
   const method = incoming.method!
   let answered = false
   let finished = false
-  const flow: H1Flow = pool.request(method, forward.path, fastOriginHeaders(setup, forward, incoming.rawHeaders), fast.timeoutMs, {
+  const flow: H1Flow = pool.request(method, requestHead(method, forward.path, fastOriginHeaders(setup, forward, incoming.rawHeaders)), fast.timeoutMs, {
     head(head) {
       // Answered once the head is written: a head writeHead refuses (it throws, to the pool's error) still gets the 502.
       outgoing.writeHead(head.status, head.statusText, fastClientHeaders(setup, c, forward, head.headers))
