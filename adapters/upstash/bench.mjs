@@ -24,6 +24,7 @@ import { pathToFileURL } from 'node:url'
 import { Redis } from '@upstash/redis'
 import { createClient } from 'redis'
 import { bundleNodeModule, root } from './test/bundle.mjs'
+import { decisionPaths, slot as slotAt } from './test/bench-paths.mjs'
 
 const DECISIONS = Number(process.argv[2] ?? 20_000)
 const CONCURRENCY = Number(process.argv[3] ?? 64)
@@ -104,20 +105,8 @@ function innerCommands(before, after) {
   return parts.join(', ')
 }
 
-/** One decision as the core asks for it (src/room/pipeline/decide.ts): both previous-reported values set. */
-const slot = (roomId, token, localLimit, anywhereLimit) => ({
-  roomId, location: 'local', minute: MINUTE, localLimit, anywhereLimit, localPreviousReported: 0, anywherePreviousReported: 0, token,
-})
-
-/** The paths of a decision, each in rooms of its own (`room` numbers them), so every call takes the path it is named for. */
-const paths = {
-  'location grant': (room, i) => slot(`path-location-${room}`, `t${i}`, 1e9, 1e9),
-  // The location's one slot goes to the warm-up; every call after it falls through to the Anywhere counter.
-  'Anywhere grant': (room, i) => slot(`path-anywhere-${room}`, `t${i}`, 1, 1e9),
-  'no slot': (room, i) => slot(`path-full-${room}`, `t${i}`, 1, 1),
-  // A ticket asking again (a replayed cookie): answered from its first answer, nothing counted.
-  repeat: (room, i) => slot(`path-repeat-${room}`, `warm-up-${i % 2}`, 1e9, 1e9),
-}
+const slot = (roomId, token, localLimit, anywhereLimit) => slotAt(MINUTE, roomId, token, localLimit, anywhereLimit)
+const paths = decisionPaths(MINUTE)
 
 /**
  * The floor under any script: `return 1` with a decision's keys and arguments. Redis spends this on an

@@ -66,16 +66,16 @@ function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], stri
   const kind = anywhere ? (location === undefined ? 'Z' : 'A') : location === undefined ? 'B' : location === scope ? 'L' : 'O'
   const own = anywhere ? keys.anywhere(minute) : keys.location(scope)
   const target = location === undefined ? own : keys.location(location)
+  const counter = (m: number): string => (anywhere ? keys.anywhere(m) : keys.counter(scope, m))
   const firstField = kind === 'B' || kind === 'O' ? fields.notHere : kind === 'A' ? fields.fromAnywhere : ''
   return [
-    [anywhere ? target : own, keys.token(minute, request.token), keys.anywhere(minute), keys.anywhere(minute - 1), target, keys.lost, keys.epoch, keys.generation],
+    [anywhere ? target : own, keys.token(minute, request.token), counter(minute), counter(minute - 1), target, keys.lost, keys.epoch, keys.generation],
     [
       newAttempt(),
       String(request.limit),
       reportedArg(request.previousReported),
       kind,
-      fields.counter,
-      grantFields(minute - 1).counter,
+      String(minute),
       firstField,
       kind === 'O' ? fields.fromOther : '',
       recoveryArg(minute, request.recoveryMinutes),
@@ -160,15 +160,14 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const { reply, roundTrips } = await runScript(
         redis,
         takeSlotScript,
-        [keys.location(request.location), keys.token(request.minute, request.token), keys.anywhere(request.minute), keys.anywhere(request.minute - 1), keys.lost, keys.epoch, keys.generation],
+        [keys.location(request.location), keys.token(request.minute, request.token), keys.anywhere(request.minute), keys.anywhere(request.minute - 1), keys.lost, keys.epoch, keys.generation, keys.counter(request.location, request.minute), keys.counter(request.location, request.minute - 1)],
         [
           newAttempt(),
           String(request.localLimit),
           String(request.anywhereLimit),
           reportedArg(request.localPreviousReported),
           reportedArg(request.anywherePreviousReported),
-          grantFields(request.minute).counter,
-          grantFields(request.minute - 1).counter,
+          String(request.minute),
           recoveryArg(request.minute, request.recoveryMinutes),
           ...seenArgs(request),
         ],

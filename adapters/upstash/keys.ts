@@ -20,6 +20,8 @@ export interface RoomKeys {
   token(minute: number, token: string): string
   /** The Anywhere counter of minute m: slots it gave. */
   anywhere(minute: number): string
+  /** The location counter of minute m: slots the location's counter gave. */
+  counter(name: string, minute: number): string
   /** Hash of count fields for one location, with the location counter's private fields. */
   location(name: string): string
   /** `location(name)` without the name: the sync script builds other locations' keys from it. */
@@ -50,6 +52,7 @@ export function roomKeys(prefix: string, roomId: string): RoomKeys {
   return {
     token: (minute, token) => `${room}:k:${minute}:${token}`,
     anywhere: (minute) => `${room}:a:${minute}`,
+    counter: (name, minute) => `${room}:c:${minute}:${name}`,
     location: (name) => locationPrefix + name,
     locationPrefix,
     locations: `${room}:locations`,

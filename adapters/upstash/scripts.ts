@@ -24,7 +24,9 @@
  * repeat, flagged so nothing is counted twice. One token takes at most one slot per room and minute, from
  * either counter.
  */
-import { syncScript } from './sync-script.ts'
+import { COUNTER_TTL_SECONDS, GRANT_STATE_TTL_SECONDS, syncScript } from './sync-script.ts'
+
+export { COUNTER_TTL_SECONDS, GRANT_STATE_TTL_SECONDS }
 
 export interface LuaScript {
   /** Name for errors and metrics. */
@@ -36,11 +38,6 @@ export interface LuaScript {
 
 /** Seconds a token's answer and a minute's Anywhere counter live: the minute plus COUNTER_TTL_MINUTES (3) and a margin. */
 export const TOKEN_TTL_SECONDS = 300
-/**
- * Backstop expiry of a location hash or index first written by a grant. A report sets their real window
- * (keepMinutes + 2) a moment later; this only bounds them if no worker of the location ever reports.
- */
-export const GRANT_STATE_TTL_SECONDS = 86_400
 
 /**
  * Lua: the first read of both counter scripts, one MGET of string keys (`got`): the token's first answer
@@ -60,11 +57,11 @@ const recoveringSource = (threshold: number): string =>
  * workers never report is still seen by the others. Both keys are named from the hash's: `{prefix}:{{room}}:l:{name}`
  * (neither prefix nor room holds a brace), the index `{prefix}:{{room}}:locations` — the same hash slot.
  */
-const claimSource = (minuteField: string): string => `if claim then
+const claimSource = (minute: string): string => `if claim then
   if redis.call('TTL', claim) < 0 then redis.call('EXPIRE', claim, '${GRANT_STATE_TTL_SECONDS}') end
   local at = string.find(claim, '}', 1, true)
   local index = string.sub(claim, 1, at) .. ':locations'
-  if redis.call('ZADD', index, 'GT', tonumber(string.sub(${minuteField}, 3)) * 60000, string.sub(claim, at + 4)) == 1 and redis.call('TTL', index) < 0 then
+  if redis.call('ZADD', index, 'GT', ${minute} * 60000, string.sub(claim, at + 4)) == 1 and redis.call('TTL', index) < 0 then
     redis.call('EXPIRE', index, '${GRANT_STATE_TTL_SECONDS}')
   end
 end
@@ -80,17 +77,17 @@ end
  * the recovery check that follows refuses), the generation past the sighting — unless a loss is already marked
  * in minute m or later. No extra Redis call when nothing is lost.
  */
-const lossSource = (k: { lost: number; generation: number; hash: number }, a: { epoch: number; generation: number; minuteField: number }): string => `if ARGV[${a.epoch}] ~= '' then
+const lossSource = (k: { lost: number; generation: number; hash: number }, a: { epoch: number; generation: number; minute: string }): string => `if ARGV[${a.epoch}] ~= '' then
   local same = got[5] and string.sub(got[5], (string.find(got[5], ':', 1, true) or 0) + 1) == ARGV[${a.epoch}]
   local generation, seen = tonumber(got[6]) or 0, tonumber(ARGV[${a.generation}]) or 0
-  local minute = tonumber(string.sub(ARGV[${a.minuteField}], 3))
+  local minute = ${a.minute}
   if (not same or generation < seen) and (tonumber(got[2]) or -1) < minute then
     redis.call('HINCRBY', KEYS[${k.hash}], 'R' .. minute, 1)
     redis.call('SET', KEYS[${k.lost}], minute)
     redis.call('SET', KEYS[${k.generation}], same and seen + 1 or generation + 1)
     got[2] = minute
     local claim = KEYS[${k.hash}]
-    ${claimSource(`ARGV[${a.minuteField}]`).trimEnd().replaceAll('\n', '\n    ')}
+    ${claimSource('minute').trimEnd().replaceAll('\n', '\n    ')}
   end
 end`
 
@@ -115,21 +112,24 @@ end`
 export const takeSlotScript: LuaScript = {
   name: 'takeSlot',
   source: `local H, K, attempt = KEYS[1], KEYS[2], ARGV[1]
-${readSource(2, 5, 6, 7)}
+local got = redis.call('MGET', K, KEYS[5], KEYS[3], KEYS[4], KEYS[6], KEYS[7], KEYS[8], KEYS[9])
+local earlier = got[1]
 if earlier then
   return (string.byte(earlier) == 42 and 2 or 1) + (string.match(earlier, '^%*?([^:]*)') == attempt and 0 or 4)
 end
-${lossSource({ lost: 5, generation: 7, hash: 1 }, { epoch: 9, generation: 10, minuteField: 6 })}
-${recoveringSource(8)}
+${lossSource({ lost: 5, generation: 7, hash: 1 }, { epoch: 8, generation: 9, minute: 'tonumber(ARGV[6])' })}
+${recoveringSource(7)}
 local limit, seq, via, claim = tonumber(ARGV[2])
 if limit > 0 then
-  local counts = redis.call('HMGET', H, ARGV[6], ARGV[7])
-  seq = tonumber(counts[1]) or 0
-  if ARGV[4] ~= '' then limit = limit - math.max(0, (tonumber(counts[2]) or 0) - tonumber(ARGV[4])) end
+  seq = tonumber(got[7]) or 0
+  if ARGV[4] ~= '' then limit = limit - math.max(0, (tonumber(got[8]) or 0) - tonumber(ARGV[4])) end
   if seq < limit then
     redis.call('SET', K, attempt, 'EX', '${TOKEN_TTL_SECONDS}')
-    redis.call('HINCRBY', H, ARGV[6], '1')
-    if seq > 0 then return 1 + 8 * seq end
+    if seq > 0 then
+      redis.call('INCR', KEYS[8])
+      return 1 + 8 * seq
+    end
+    redis.call('SET', KEYS[8], '1', 'EX', '${COUNTER_TTL_SECONDS}')
     claim, via = H, 1
   end
 end
@@ -138,13 +138,13 @@ if not via then
   if seq < limit and ARGV[5] ~= '' then limit = limit - math.max(0, (tonumber(got[4]) or 0) - tonumber(ARGV[5])) end
   if seq >= limit then return 0 end
   redis.call('SET', K, '*' .. attempt, 'EX', '${TOKEN_TTL_SECONDS}')
-  if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], '${TOKEN_TTL_SECONDS}') end
-  if redis.call('HINCRBY', H, '~h' .. string.sub(ARGV[6], 3), '1') > 1 then return 2 + 8 * seq end
+  if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], '${COUNTER_TTL_SECONDS}') end
+  if redis.call('HINCRBY', H, '~h' .. ARGV[6], '1') > 1 then return 2 + 8 * seq end
   claim, via = H, 2
 end
-${claimSource('ARGV[6]')}return via + 8 * seq
+${claimSource('tonumber(ARGV[6])')}return via + 8 * seq
 `,
-  sha1: '342468ce390f42cfe875831fd3d62b89bee871b1',
+  sha1: 'e4fdd07dc214ab67341de938ae858102966c448c',
 }
 
 /**
@@ -170,37 +170,26 @@ if earlier then
   local from, seq = string.match(earlier, '^%*?([^:]*):?(%d*)$')
   return (tonumber(seq) or 0) * 4 + 1 + (from == attempt and 0 or 2)
 end
-${lossSource({ lost: 6, generation: 8, hash: 5 }, { epoch: 10, generation: 11, minuteField: 5 })}
-${recoveringSource(9)}
-local anywhere = kind == 'A' or kind == 'Z'
-local seq, before
-if anywhere then
-  seq, before = tonumber(got[3]) or 0, got[4]
-else
-  local counts = redis.call('HMGET', KEYS[1], ARGV[5], ARGV[6])
-  seq, before = tonumber(counts[1]) or 0, counts[2]
-end
-local limit = tonumber(ARGV[2])
-if seq < limit and ARGV[3] ~= '' then limit = limit - math.max(0, (tonumber(before) or 0) - tonumber(ARGV[3])) end
+${lossSource({ lost: 6, generation: 8, hash: 5 }, { epoch: 9, generation: 10, minute: 'tonumber(ARGV[5])' })}
+${recoveringSource(8)}
+local seq, limit = tonumber(got[3]) or 0, tonumber(ARGV[2])
+if seq < limit and ARGV[3] ~= '' then limit = limit - math.max(0, (tonumber(got[4]) or 0) - tonumber(ARGV[3])) end
 if seq >= limit then return seq * 4 end
 local claim
-if anywhere then
-  redis.call('SET', K, '*' .. attempt .. ':' .. seq, 'EX', '${TOKEN_TTL_SECONDS}')
-  if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], '${TOKEN_TTL_SECONDS}') end
-else
-  redis.call('SET', K, attempt .. ':' .. seq, 'EX', '${TOKEN_TTL_SECONDS}')
-  redis.call('HINCRBY', KEYS[1], ARGV[5], '1')
-  if seq == 0 and kind == 'L' then claim = KEYS[1] end
+redis.call('SET', K, ((kind == 'A' or kind == 'Z') and '*' or '') .. attempt .. ':' .. seq, 'EX', '${TOKEN_TTL_SECONDS}')
+if redis.call('INCR', KEYS[3]) == 1 then
+  redis.call('EXPIRE', KEYS[3], '${COUNTER_TTL_SECONDS}')
+  if kind == 'L' then claim = KEYS[1] end
 end
 if kind == 'B' or kind == 'O' then
-  redis.call('HINCRBY', KEYS[1], ARGV[7], '1')
+  redis.call('HINCRBY', KEYS[1], ARGV[6], '1')
   if seq == 0 and redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], '${GRANT_STATE_TTL_SECONDS}') end
 end
-local field = kind == 'O' and ARGV[8] or kind == 'A' and ARGV[7]
+local field = kind == 'O' and ARGV[7] or kind == 'A' and ARGV[6]
 if field and redis.call('HINCRBY', KEYS[5], field, '1') == 1 then claim = KEYS[5] end
-${claimSource('ARGV[5]')}return seq * 4 + 1
+${claimSource('tonumber(ARGV[5])')}return seq * 4 + 1
 `,
-  sha1: 'f93da2d0e4a6f6e89f8caada9a84fbd732e5efef',
+  sha1: '2ad9a01ef2ef1cc92a37ee2f52d4eb153daa4483',
 }
 
 export { syncScript }
