@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createClient } from 'redis'
 import { bundleNodeModule, root } from './test/bundle.mjs'
-import { decisionPaths } from './test/bench-paths.mjs'
+import { decisionPaths, warmRoom } from './test/bench-paths.mjs'
 
 const DECISIONS = Number(process.argv[2] ?? 1000)
 const ROOM_SIZE = 250
@@ -70,12 +70,10 @@ const rooms = Math.ceil(DECISIONS / ROOM_SIZE)
 for (const [name, request] of Object.entries(paths)) {
   for (const [side, adapter] of Object.entries(sides)) {
     const coordinator = adapter.upstashCoordinator(adapter.fromNodeRedis(client), { prefix: `wri-${side}` })
-    for (let room = 0; room < rooms; room++) {
-      await coordinator.takeSlot(request(room, 'warm-up-0'))
-      await coordinator.takeSlot(request(room, 'warm-up-1'))
-    }
+    const seen = []
+    for (let room = 0; room < rooms; room++) seen.push(await warmRoom(coordinator, request, room, MINUTE))
     control('-z')
-    await run(DECISIONS, (i) => coordinator.takeSlot(request(i % rooms, i)))
+    await run(DECISIONS, (i) => coordinator.takeSlot(request(i % rooms, i, seen[i % rooms])))
     ;(rows[name] ??= {})[side] = Math.round(counted(`${side} ${name}`) / DECISIONS)
   }
 }

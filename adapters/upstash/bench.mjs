@@ -24,7 +24,7 @@ import { pathToFileURL } from 'node:url'
 import { Redis } from '@upstash/redis'
 import { createClient } from 'redis'
 import { bundleNodeModule, root } from './test/bundle.mjs'
-import { decisionPaths, slot as slotAt } from './test/bench-paths.mjs'
+import { decisionPaths, slot as slotAt, warmRoom } from './test/bench-paths.mjs'
 
 const DECISIONS = Number(process.argv[2] ?? 20_000)
 const CONCURRENCY = Number(process.argv[3] ?? 64)
@@ -118,8 +118,8 @@ async function emptyScriptFloor() {
   const before = await commandStats()
   await throughput(PATH_DECISIONS, CONCURRENCY, (i) =>
     tcp.evalSha(sha1, {
-      keys: [`${room}:l:local`, `${room}:k:${MINUTE}:t${i}`, `${room}:a:${MINUTE}`, `${room}:a:${MINUTE - 1}`, `${room}:lost`],
-      arguments: ['0123456789abcdef', '1000000000', '1000000000', '0', '0', `~c${MINUTE}`, `~c${MINUTE - 1}`, String(MINUTE - 31)],
+      keys: [`${room}:l:local`, `${room}:k:${MINUTE}:t${i}`, `${room}:a:${MINUTE}`, `${room}:a:${MINUTE - 1}`, `${room}:lost`, `${room}:epoch`, `${room}:generation`, `${room}:c:${MINUTE}:local`, `${room}:c:${MINUTE - 1}:local`],
+      arguments: ['0123456789abcdef', '1000000000', '1000000000', '0', '0', String(MINUTE), String(MINUTE - 31), 'bench-1234-1', '2'],
     }),
   )
   return serverMicros(before, await commandStats(), 'evalsha').toFixed(2)
@@ -128,12 +128,10 @@ async function emptyScriptFloor() {
 /** One path's Redis µs per EVALSHA and the commands inside, over PATH_DECISIONS decisions in fresh rooms. */
 async function measurePath(coordinator, request, round) {
   const rooms = Math.ceil(PATH_DECISIONS / PATH_ROOM_SIZE)
-  for (let room = 0; room < rooms; room++) {
-    await coordinator.takeSlot(request(`${round}-${room}`, 'warm-up-0'))
-    await coordinator.takeSlot(request(`${round}-${room}`, 'warm-up-1'))
-  }
+  const seen = []
+  for (let room = 0; room < rooms; room++) seen.push(await warmRoom(coordinator, request, `${round}-${room}`, MINUTE))
   const statsBefore = await commandStats()
-  await throughput(PATH_DECISIONS, CONCURRENCY, (i) => coordinator.takeSlot(request(`${round}-${i % rooms}`, i)))
+  await throughput(PATH_DECISIONS, CONCURRENCY, (i) => coordinator.takeSlot(request(`${round}-${i % rooms}`, i, seen[i % rooms])))
   const statsAfter = await commandStats()
   return { micros: serverMicros(statsBefore, statsAfter, 'evalsha'), inner: innerCommands(statsBefore, statsAfter) }
 }

@@ -49,7 +49,7 @@ export const TOKEN_TTL_SECONDS = 300
 const readSource = (token: number, lost: number, epoch: number, generation: number): string => `local got = redis.call('MGET', KEYS[${token}], KEYS[${lost}], KEYS[3], KEYS[4], KEYS[${epoch}], KEYS[${generation}])
 local earlier = got[1]`
 const recoveringSource = (threshold: number): string =>
-  `if got[2] and ARGV[${threshold}] ~= '' and tonumber(got[2]) >= tonumber(ARGV[${threshold}]) then return -1 end`
+  `if got[2] and ARGV[${threshold}] ~= '' and got[2] + 0 >= ARGV[${threshold}] + 0 then return -1 end`
 
 /**
  * Lua: `claim` holds a location hash just given its first grant of a minute. Gives it an expiry if it has
@@ -61,7 +61,7 @@ const claimSource = (minute: string): string => `if claim then
   if redis.call('TTL', claim) < 0 then redis.call('EXPIRE', claim, '${GRANT_STATE_TTL_SECONDS}') end
   local at = string.find(claim, '}', 1, true)
   local index = string.sub(claim, 1, at) .. ':locations'
-  if redis.call('ZADD', index, 'GT', ${minute} * 60000, string.sub(claim, at + 4)) == 1 and redis.call('TTL', index) < 0 then
+  if redis.call('ZADD', index, 'GT', (${minute}) * 60000, string.sub(claim, at + 4)) == 1 and redis.call('TTL', index) < 0 then
     redis.call('EXPIRE', index, '${GRANT_STATE_TTL_SECONDS}')
   end
 end
@@ -79,15 +79,16 @@ end
  */
 const lossSource = (k: { lost: number; generation: number; hash: number }, a: { epoch: number; generation: number; minute: string }): string => `if ARGV[${a.epoch}] ~= '' then
   local same = got[5] and string.sub(got[5], (string.find(got[5], ':', 1, true) or 0) + 1) == ARGV[${a.epoch}]
-  local generation, seen = tonumber(got[6]) or 0, tonumber(ARGV[${a.generation}]) or 0
-  local minute = ${a.minute}
-  if (not same or generation < seen) and (tonumber(got[2]) or -1) < minute then
-    redis.call('HINCRBY', KEYS[${k.hash}], 'R' .. minute, 1)
-    redis.call('SET', KEYS[${k.lost}], minute)
-    redis.call('SET', KEYS[${k.generation}], same and seen + 1 or generation + 1)
-    got[2] = minute
-    local claim = KEYS[${k.hash}]
-    ${claimSource('minute').trimEnd().replaceAll('\n', '\n    ')}
+  if not same or (got[6] ~= ARGV[${a.generation}] and (got[6] or 0) + 0 < ARGV[${a.generation}] + 0) then
+    local generation, seen, minute = (got[6] or 0) + 0, ARGV[${a.generation}] + 0, ${a.minute}
+    if (got[2] or -1) + 0 < minute then
+      redis.call('HINCRBY', KEYS[${k.hash}], 'R' .. minute, 1)
+      redis.call('SET', KEYS[${k.lost}], minute)
+      redis.call('SET', KEYS[${k.generation}], same and seen + 1 or generation + 1)
+      got[2] = minute
+      local claim = KEYS[${k.hash}]
+      ${claimSource('minute').trimEnd().replaceAll('\n', '\n      ')}
+    end
   end
 end`
 
@@ -117,12 +118,13 @@ local earlier = got[1]
 if earlier then
   return (string.byte(earlier) == 42 and 2 or 1) + (string.match(earlier, '^%*?([^:]*)') == attempt and 0 or 4)
 end
-${lossSource({ lost: 5, generation: 7, hash: 1 }, { epoch: 8, generation: 9, minute: 'tonumber(ARGV[6])' })}
+${lossSource({ lost: 5, generation: 7, hash: 1 }, { epoch: 8, generation: 9, minute: 'ARGV[6] + 0' })}
 ${recoveringSource(7)}
-local limit, seq, via, claim = tonumber(ARGV[2])
+local limit, seq, via, claim = ARGV[2] + 0
 if limit > 0 then
-  seq = tonumber(got[7]) or 0
-  if ARGV[4] ~= '' then limit = limit - math.max(0, (tonumber(got[8]) or 0) - tonumber(ARGV[4])) end
+  seq = (got[7] or 0) + 0
+  local over = ARGV[4] ~= '' and (got[8] or 0) - ARGV[4] or 0
+  if over > 0 then limit = limit - over end
   if seq < limit then
     redis.call('SET', K, attempt, 'EX', '${TOKEN_TTL_SECONDS}')
     if seq > 0 then
@@ -134,17 +136,18 @@ if limit > 0 then
   end
 end
 if not via then
-  limit, seq = tonumber(ARGV[3]), tonumber(got[3]) or 0
-  if seq < limit and ARGV[5] ~= '' then limit = limit - math.max(0, (tonumber(got[4]) or 0) - tonumber(ARGV[5])) end
+  limit, seq = ARGV[3] + 0, (got[3] or 0) + 0
+  local over = seq < limit and ARGV[5] ~= '' and (got[4] or 0) - ARGV[5] or 0
+  if over > 0 then limit = limit - over end
   if seq >= limit then return 0 end
   redis.call('SET', K, '*' .. attempt, 'EX', '${TOKEN_TTL_SECONDS}')
   if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], '${COUNTER_TTL_SECONDS}') end
   if redis.call('HINCRBY', H, '~h' .. ARGV[6], '1') > 1 then return 2 + 8 * seq end
   claim, via = H, 2
 end
-${claimSource('tonumber(ARGV[6])')}return via + 8 * seq
+${claimSource('ARGV[6] + 0')}return via + 8 * seq
 `,
-  sha1: 'e4fdd07dc214ab67341de938ae858102966c448c',
+  sha1: '4081b6a10c8b8c97f8ee05bcb8ab21e6cdd6488f',
 }
 
 /**
@@ -170,10 +173,11 @@ if earlier then
   local from, seq = string.match(earlier, '^%*?([^:]*):?(%d*)$')
   return (tonumber(seq) or 0) * 4 + 1 + (from == attempt and 0 or 2)
 end
-${lossSource({ lost: 6, generation: 8, hash: 5 }, { epoch: 9, generation: 10, minute: 'tonumber(ARGV[5])' })}
+${lossSource({ lost: 6, generation: 8, hash: 5 }, { epoch: 9, generation: 10, minute: 'ARGV[5] + 0' })}
 ${recoveringSource(8)}
-local seq, limit = tonumber(got[3]) or 0, tonumber(ARGV[2])
-if seq < limit and ARGV[3] ~= '' then limit = limit - math.max(0, (tonumber(got[4]) or 0) - tonumber(ARGV[3])) end
+local seq, limit = (got[3] or 0) + 0, ARGV[2] + 0
+local over = seq < limit and ARGV[3] ~= '' and (got[4] or 0) - ARGV[3] or 0
+if over > 0 then limit = limit - over end
 if seq >= limit then return seq * 4 end
 local claim
 redis.call('SET', K, ((kind == 'A' or kind == 'Z') and '*' or '') .. attempt .. ':' .. seq, 'EX', '${TOKEN_TTL_SECONDS}')
@@ -187,9 +191,9 @@ if kind == 'B' or kind == 'O' then
 end
 local field = kind == 'O' and ARGV[7] or kind == 'A' and ARGV[6]
 if field and redis.call('HINCRBY', KEYS[5], field, '1') == 1 then claim = KEYS[5] end
-${claimSource('tonumber(ARGV[5])')}return seq * 4 + 1
+${claimSource('ARGV[5] + 0')}return seq * 4 + 1
 `,
-  sha1: '2ad9a01ef2ef1cc92a37ee2f52d4eb153daa4483',
+  sha1: 'd6b81473242061a8c816b11a95c8f10950d2cd89',
 }
 
 export { syncScript }
