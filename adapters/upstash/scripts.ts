@@ -69,7 +69,8 @@ end
 
 /**
  * Lua (#14.4, `lossAtGrant`), between the repeat check and the recovery check: the grant checks that the room's
- * state is the one the asking worker knew. ARGV[epoch] is the worker's epoch id ('' for none: nothing checked),
+ * state is the one the asking worker knew. ARGV[epoch] is the worker's epoch id ('' for none: nothing checked), or
+ * the stored value itself (`at:reportId`, when the adapter knows it: one string equality, #16),
  * ARGV[generation] the highest generation of it it saw; `got[5]`/`got[6]` the stored epoch (`at:reportId`) and
  * generation, from the first MGET. An epoch absent or of another id, or a generation below the worker's, is a
  * state lost or put back since its last sync: marked as the sync script marks a sighting — `R{m}` in the location
@@ -78,7 +79,7 @@ end
  * in minute m or later. No extra Redis call when nothing is lost.
  */
 const lossSource = (k: { lost: number; generation: number; hash: number }, a: { epoch: number; generation: number; minute: string }): string => `if ARGV[${a.epoch}] ~= '' then
-  local same = got[5] and string.sub(got[5], (string.find(got[5], ':', 1, true) or 0) + 1) == ARGV[${a.epoch}]
+  local same = got[5] == ARGV[${a.epoch}] or got[5] and string.sub(got[5], (string.find(got[5], ':', 1, true) or 0) + 1) == ARGV[${a.epoch}]
   if not same or (got[6] ~= ARGV[${a.generation}] and (got[6] or 0) + 0 < ARGV[${a.generation}] + 0) then
     local generation, seen, minute = (got[6] or 0) + 0, ARGV[${a.generation}] + 0, ${a.minute}
     if (got[2] or -1) + 0 < minute then
@@ -147,7 +148,7 @@ if not via then
 end
 ${claimSource('ARGV[6] + 0')}return via + 8 * seq
 `,
-  sha1: '4081b6a10c8b8c97f8ee05bcb8ab21e6cdd6488f',
+  sha1: '8949e4b060b05a35ad4c4f86aab3dc772d64da42',
 }
 
 /**
@@ -193,7 +194,7 @@ local field = kind == 'O' and ARGV[7] or kind == 'A' and ARGV[6]
 if field and redis.call('HINCRBY', KEYS[5], field, '1') == 1 then claim = KEYS[5] end
 ${claimSource('ARGV[5] + 0')}return seq * 4 + 1
 `,
-  sha1: 'd6b81473242061a8c816b11a95c8f10950d2cd89',
+  sha1: '3cf96a16bd226a63ef893cbb27c79e6afb0ed144',
 }
 
 export { syncScript }
