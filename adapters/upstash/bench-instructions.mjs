@@ -33,17 +33,20 @@ const server = spawn(
     'redis-server', '--port', String(PORT), '--save', '', '--appendonly', 'no'],
   { stdio: 'ignore' },
 )
-const client = createClient({ url: `redis://127.0.0.1:${PORT}`, socket: { reconnectStrategy: false } })
-client.on('error', () => {})
-for (let tries = 0; ; tries++) {
-  try {
-    await client.connect()
-    break
-  } catch (error) {
-    if (tries > 100) throw error
-    await new Promise((resolve) => setTimeout(resolve, 200))
+/** A client of the server once it answers (valgrind takes seconds to start it on a busy machine). */
+async function connect() {
+  for (let tries = 0; ; tries++) {
+    const client = createClient({ url: `redis://127.0.0.1:${PORT}`, socket: { reconnectStrategy: false } })
+    client.on('error', () => {})
+    try {
+      return await client.connect()
+    } catch (error) {
+      if (tries > 300) throw error
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
   }
 }
+const client = await connect()
 
 let dumps = 0
 const control = (flag) => execFileSync('callgrind_control', [flag, String(server.pid)], { stdio: 'ignore' })

@@ -12,11 +12,13 @@
  * - Replies hold integers, count field names and '@'-prefixed strings only: a REST client's automatic JSON
  *   deserialization turns "12" into 12 (read back with Number) but would parse a location named `[1]` or
  *   `{}` into an array or object — the '@' keeps every name a plain string.
- * - Cheap on the hot path (#16): Redis 7 spends most of a script's time per `redis.call` (argument conversion,
- *   the command, the reply parsed back into Lua: ~0.6 µs each on the test machine) and per KEYS/ARGV entry
- *   (~0.07 µs), so the new-user path makes as few calls as the decision allows, reads every string key it
- *   needs in one MGET, passes field names and numbers precomputed as strings, never scans a hash that grows
- *   with the minute's grants, and answers one integer. See the README's figures.
+ * - Cheap on the hot path (#16). Measured with callgrind on Redis 7.0 (instructions): a script starts at ~5,800,
+ *   each KEYS/ARGV entry ~700–1,100 (a Lua string and a table slot), each `redis.call` ~2,000 around its command
+ *   (arguments converted, the reply parsed back into Lua: ~1,000 more per element of an MGET), a `SET … EX` of a
+ *   new key ~11,000, an INCR ~4,800, `tonumber` ~1,600 (strtod twice) against ~650 for `x + 0`. So the new-user
+ *   path reads every key it needs in one MGET of string keys, writes with as few calls as the decision allows,
+ *   coerces numbers with `+ 0`, passes numbers as strings (a Lua number costs Redis a printf), never scans a hash
+ *   that grows with the minute's grants, and answers one integer. See the README's figures.
  *
  * A token's first answer is stored with its `attempt`, `*`-prefixed when the Anywhere counter gave it.
  * `attempt` is random per adapter call (hex): the same attempt again is a transport retry (the HTTP client
@@ -40,8 +42,8 @@ export interface LuaScript {
 export const TOKEN_TTL_SECONDS = 300
 
 /**
- * Lua: the first read of both counter scripts, one MGET of string keys (`got`): the token's first answer
- * (KEYS[token]), the room's lost minute (KEYS[lost]), the Anywhere counter of minute m and of m − 1. A token
+ * Lua: the first read of the increment script, one MGET of string keys (`got`): the token's first answer
+ * (KEYS[token]), the room's lost minute (KEYS[lost]), the scope's counter of minute m and of m − 1. A token
  * holding its slot is answered before the recovery check; a fresh grant is refused while the lost minute is at
  * or after ARGV[threshold] (the request's minute − its recovery window; '' never refuses: `refusesWhileRecovering`).
  * The same MGET reads the room's epoch and generation (KEYS[epoch], KEYS[generation]) for {@link lossSource}.
@@ -94,20 +96,21 @@ const lossSource = (k: { lost: number; generation: number; hash: number }, a: { 
 end`
 
 /**
- * A new user's whole decision in one round trip: the location counter, then the Anywhere counter (seed 000),
- * with the admission counted in the location's state by the same write (`~c`/`~h`: keys.ts `grantFields`).
+ * A new user's whole decision in one round trip: the location counter, then the Anywhere counter (seed 000).
+ * Both counters are string keys, read with the token's answer, the lost minute, the epoch and the generation in
+ * one MGET; a location grant is one INCR of its counter, which the sync copies into the location's state (`~c`,
+ * sync-script.ts `MIRROR_MINUTES`), an Anywhere grant also counts its admission in the location's hash (`~h`).
  * A token already holding a slot this minute gets its first answer, even if the limits changed since.
  * With a previous-reported value ('' for none), a counter's limit is lowered by what it gave in minute − 1
- * beyond it (`effectiveLimit`). Calls inside Redis (#16: each costs about as much as the script's own start):
- * location grant 4 (MGET, HMGET, SET, HINCRBY), Anywhere grant 5 (+ INCR), no slot 2, repeat or recovering 1,
- * plus 3–4 the first time in a minute a location is given a slot. Numbers go to Redis as strings (a Lua number
- * costs Redis a printf), and the token's answer is a string key of its own, so no call scans a hash that grows
- * with the minute's grants. A token's first answer is its attempt, `*`-prefixed when the Anywhere counter gave
- * it (attempts are hex).
+ * beyond it (`effectiveLimit`). Calls inside Redis (#16): location grant 3 (MGET, SET, INCR), Anywhere grant 4
+ * (MGET, SET, INCR, HINCRBY), no slot, repeat or recovering 1, plus 2–4 the first time in a minute a counter
+ * or a location is given a slot. The token's answer is a string key of its own, so no call scans a hash that
+ * grows with the minute's grants. A token's first answer is its attempt, `*`-prefixed when the Anywhere counter
+ * gave it (attempts are hex).
  * KEYS: location hash, the token's key, Anywhere counter of minute m, of m − 1, the room's lost minute, its
- * epoch, its generation. ARGV: attempt, location limit, Anywhere limit, location previous reported, Anywhere
- * previous reported, `~c{m}`, `~c{m−1}`, recovery threshold (minute − window, '' for none), the worker's epoch
- * id ('' for none) and generation ({@link lossSource}). Reply: 0 no slot, 1 location, 2
+ * epoch, its generation, the location counter of minute m, of m − 1. ARGV: attempt, location limit, Anywhere
+ * limit, location previous reported, Anywhere previous reported, the minute, recovery threshold (minute − window,
+ * '' for none), the worker's epoch ('' for none) and generation ({@link lossSource}). Reply: 0 no slot, 1 location, 2
  * Anywhere; + 4 for a repeat; + 8 × the granting counter's value before a fresh grant (its seq: the core
  * compares it with what it saw taken); −1 refused while the room recovers (a token holding its slot is answered).
  */
@@ -157,11 +160,10 @@ ${claimSource('ARGV[6] + 0')}return via + 8 * seq
  * location counter), `O` another location than the scope's, `A` a location (Anywhere counter), `Z` nowhere
  * (bare, Anywhere counter). A token's first answer is `{attempt}:{seq}`, `*`-prefixed for Anywhere (one
  * stored by takeSlot has no seq: 0 is answered). KEYS: the scope's location hash (for Anywhere, the admission's
- * location hash, or any room key), the token's key, Anywhere counter of minute m, of m − 1, the hash of the
- * location the admission counts for (else the first key again), the room's lost minute. ARGV: attempt, limit,
- * previous reported ('' for none), kind, `~c{m}` (the location counter's field, and the minute for the index),
- * `~c{m−1}`, the first admission field (`~b{m}` on the scope's hash for B and O, `~h{m}` on the location's for A),
- * the second (`~g{m}`, on the location's for O), recovery threshold (as takeSlot's), the worker's epoch id ('' for
+ * location hash, or any room key), the token's key, the scope's counter (location or Anywhere: string keys) of
+ * minute m, of m − 1, the hash of the location the admission counts for (else the first key again), the room's
+ * lost minute. ARGV: attempt, limit, previous reported ('' for none), kind, the minute, the first admission
+ * field (`~b{m}` on the scope's hash for B and O, `~h{m}` on the location's for A), the second (`~g{m}`, on the location's for O), recovery threshold (as takeSlot's), the worker's epoch id ('' for
  * none, and always for a bare call) and generation ({@link lossSource}, marking in the admission's location hash;
  * two more KEYS: the room's epoch and generation). Reply: seq × 4 + taken + 2 × repeat; −1 refused while the
  * room recovers.
