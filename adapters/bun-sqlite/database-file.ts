@@ -51,6 +51,45 @@ export function identityOf(path: string): FileIdentity | undefined {
 export const sameFile = (a: FileIdentity | undefined, b: FileIdentity | undefined): boolean =>
   a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino
 
+/** The identity and size of the file at `path` now (one `stat`); undefined when there is none. */
+export function statOf(path: string): (FileIdentity & { size: number }) | undefined {
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false })
+    return stats === undefined ? undefined : { dev: stats.dev, ino: stats.ino, size: stats.size }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The directory's identity and change times. A file of it deleted, created or renamed over (replaced) changes
+ * its mtime and ctime, so an unchanged stamp stands for the database and `-wal` paths still naming the files
+ * they named when it was taken — one `stat` instead of two per transaction (#16). Undefined when there is none.
+ */
+export interface DirectoryStamp extends FileIdentity {
+  mtimeMs: number
+  ctimeMs: number
+}
+
+export function directoryStamp(path: string): DirectoryStamp | undefined {
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false })
+    return stats === undefined ? undefined : { dev: stats.dev, ino: stats.ino, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * How old a directory's change times must be, when the files were last found unchanged, before an equal stamp
+ * later is trusted: file systems stamp changes with a coarse clock (one tick, up to 10 ms on Linux), so a file
+ * replaced in the same tick as the change the stamp shows, after the check, would leave the stamp equal.
+ */
+export const STAMP_SETTLED_MS = 100
+
+export const sameStamp = (a: DirectoryStamp | undefined, b: DirectoryStamp | undefined): boolean =>
+  a !== undefined && b !== undefined && sameFile(a, b) && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs
+
 /** The database at `path` and the `-wal` and `-shm` files SQLite keeps beside it in WAL mode. */
 export const filesOf = (path: string): string[] => [path, `${path}-wal`, `${path}-shm`]
 

@@ -1,8 +1,9 @@
 /**
  * @module
  * The coordinator's connection, kept on the files its path names: the database, its `-wal` and its `-shm`.
- * Before every write transaction (one `stat` per file) it checks that the path still names the files the
- * connection had when it was opened. When one was deleted or replaced under the running processes, it closes
+ * Before every write transaction it checks that the path still names the files the connection had when it was
+ * opened: one `stat` of the directory and one of the `-shm` while the directory is unchanged since a check found
+ * them all in place, one per file after any change in the directory (a file deleted or replaced is one). When one was deleted or replaced under the running processes, it closes
  * the connection and opens the path again, with one log line naming the file, so every process converges
  * on one set of files: for the database (#14.4), a new file holds a new epoch and the core treats the room
  * as recovering; for a `-shm` (#14 breaker 2), a process still on the deleted one would no longer lock
@@ -19,7 +20,11 @@
  * only by a deleted `-shm`.
  */
 import { WaitingRoomError } from '../../src/errors.ts'
-import { changedFile, databasePath, filesOf, identityOf, lengthenTo, shmCut, sizeOf, unwritableReason, type FileIdentity } from './database-file.ts'
+import { dirname } from 'node:path'
+import {
+  changedFile, databasePath, directoryStamp, filesOf, identityOf, lengthenTo, sameFile, sameStamp, shmCut, sizeOf, STAMP_SETTLED_MS, statOf, unwritableReason,
+  type DirectoryStamp, type FileIdentity,
+} from './database-file.ts'
 import { isFileError, messageOf, type Connection, type ConnectionSource, type SqliteDatabase, type SqliteStatement } from './driver.ts'
 import type { Statements } from './schema.ts'
 import { setupError, setUpConnection, STARTUP_LOCK_WAIT_MS, type ResolvedSqliteOptions } from './setup.ts'
@@ -93,6 +98,11 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
   let suspect = false
   let closed = false
   let checkedAt = Date.now()
+  /**
+   * The directory's stamp when a check last found the live connection's files unchanged, kept once settled
+   * (`STAMP_SETTLED_MS`): while the directory still shows it, a check stats only it and the `-shm` (#16).
+   */
+  let settled: DirectoryStamp | undefined
   /** While the handle passed in is set up, with `requireUsableFile`: a file that cannot be used throws. */
   let refuse = o.requireUsableFile
 
@@ -117,6 +127,7 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
       const connection = setUpConnection(tracked, o, lockWaitMs)
       // After the setup's statements: SQLite has created the -wal and -shm by now.
       live = { close, connection, seen: files.map(identityOf), shmSize: sizeOf(`${path}-shm`) ?? 0 }
+      settled = undefined
       suspect = false
       if (problem) console.error(`[hono-waiting-room] ${adapter}: ${path} is usable again`)
       problem = undefined
@@ -170,9 +181,16 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
   const check = (): void => {
     if (path === undefined) return
     if (live && !suspect) {
-      const changed = changedFile(files, live.seen)
-      if (changed !== undefined) return reopenPath(`${changed} was deleted or replaced under this process`)
-      const size = sizeOf(files[2]!)
+      // The directory first: a file replaced after this stat changes the stamp the next check compares.
+      const stamp = directoryStamp(dirname(path))
+      const shm = statOf(files[2]!) // its identity and its size in one stat
+      if (!sameStamp(stamp, settled) || (live.seen[2] !== undefined && !sameFile(shm, live.seen[2]))) {
+        settled = undefined
+        const changed = changedFile(files, live.seen)
+        if (changed !== undefined) return reopenPath(`${changed} was deleted or replaced under this process`)
+        if (stamp !== undefined && Date.now() - Math.max(stamp.mtimeMs, stamp.ctimeMs) >= STAMP_SETTLED_MS) settled = stamp
+      }
+      const size = shm?.size
       if (shmCut(size, live.shmSize)) return restoreShm(size!)
       if (size !== undefined && size > live.shmSize) live.shmSize = size
       return

@@ -24,6 +24,7 @@ import { pathToFileURL } from 'node:url'
 import { Redis } from '@upstash/redis'
 import { createClient } from 'redis'
 import { bundleNodeModule, root } from './test/bundle.mjs'
+import { decisionPaths, slot as slotAt, warmRoom } from './test/bench-paths.mjs'
 
 const DECISIONS = Number(process.argv[2] ?? 20_000)
 const CONCURRENCY = Number(process.argv[3] ?? 64)
@@ -81,14 +82,23 @@ async function latency(samples, task) {
   return { p50: times[Math.floor(samples / 2)], p99: times[Math.floor(samples * 0.99)] }
 }
 
-/** INFO commandstats: calls and µs per command name. */
+/**
+ * INFO commandstats: calls and µs per command name; and (`cpu`) the CPU seconds redis-server's main thread has
+ * used (network I/O included): time the server waited for a core does not count, as it does in commandstats'
+ * wall-clock µs, but a VM's stolen time and cache contention still do — at a load average of 11 on the 2-core
+ * test machine it read 3–4× a quiet figure too. `bench-instructions.mjs` counts what load cannot change.
+ */
 async function commandStats() {
   const stats = {}
   for (const [, name, calls, usec] of (await tcp.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+),usec=(\d+)/g)) {
     stats[name] = { calls: Number(calls), usec: Number(usec) }
   }
+  const cpu = await tcp.info('cpu')
+  stats.cpu = Number(cpu.match(/used_cpu_user_main_thread:([\d.]+)/)?.[1]) + Number(cpu.match(/used_cpu_sys_main_thread:([\d.]+)/)?.[1])
   return stats
 }
+/** CPU µs of redis-server's main thread per call of `name` between two commandStats (nothing else running). */
+const serverCpuMicros = (before, after, name) => ((after.cpu - before.cpu) * 1e6) / Math.max(1, after[name].calls - (before[name]?.calls ?? 0))
 const serverMicros = (before, after, name) =>
   ((after[name]?.usec ?? 0) - (before[name]?.usec ?? 0)) / Math.max(1, (after[name]?.calls ?? 0) - (before[name]?.calls ?? 0))
 
@@ -104,20 +114,8 @@ function innerCommands(before, after) {
   return parts.join(', ')
 }
 
-/** One decision as the core asks for it (src/room/pipeline/decide.ts): both previous-reported values set. */
-const slot = (roomId, token, localLimit, anywhereLimit) => ({
-  roomId, location: 'local', minute: MINUTE, localLimit, anywhereLimit, localPreviousReported: 0, anywherePreviousReported: 0, token,
-})
-
-/** The paths of a decision, each in rooms of its own (`room` numbers them), so every call takes the path it is named for. */
-const paths = {
-  'location grant': (room, i) => slot(`path-location-${room}`, `t${i}`, 1e9, 1e9),
-  // The location's one slot goes to the warm-up; every call after it falls through to the Anywhere counter.
-  'Anywhere grant': (room, i) => slot(`path-anywhere-${room}`, `t${i}`, 1, 1e9),
-  'no slot': (room, i) => slot(`path-full-${room}`, `t${i}`, 1, 1),
-  // A ticket asking again (a replayed cookie): answered from its first answer, nothing counted.
-  repeat: (room, i) => slot(`path-repeat-${room}`, `warm-up-${i % 2}`, 1e9, 1e9),
-}
+const slot = (roomId, token, localLimit, anywhereLimit) => slotAt(MINUTE, roomId, token, localLimit, anywhereLimit)
+const paths = decisionPaths(MINUTE)
 
 /**
  * The floor under any script: `return 1` with a decision's keys and arguments. Redis spends this on an
@@ -129,8 +127,8 @@ async function emptyScriptFloor() {
   const before = await commandStats()
   await throughput(PATH_DECISIONS, CONCURRENCY, (i) =>
     tcp.evalSha(sha1, {
-      keys: [`${room}:l:local`, `${room}:k:${MINUTE}:t${i}`, `${room}:a:${MINUTE}`, `${room}:a:${MINUTE - 1}`, `${room}:lost`],
-      arguments: ['0123456789abcdef', '1000000000', '1000000000', '0', '0', `~c${MINUTE}`, `~c${MINUTE - 1}`, String(MINUTE - 31)],
+      keys: [`${room}:l:local`, `${room}:k:${MINUTE}:t${i}`, `${room}:a:${MINUTE}`, `${room}:a:${MINUTE - 1}`, `${room}:lost`, `${room}:epoch`, `${room}:generation`, `${room}:c:${MINUTE}:local`, `${room}:c:${MINUTE - 1}:local`],
+      arguments: ['0123456789abcdef', '1000000000', '1000000000', '0', '0', String(MINUTE), String(MINUTE - 31), 'bench-1234-1', '2'],
     }),
   )
   return serverMicros(before, await commandStats(), 'evalsha').toFixed(2)
@@ -139,34 +137,41 @@ async function emptyScriptFloor() {
 /** One path's Redis µs per EVALSHA and the commands inside, over PATH_DECISIONS decisions in fresh rooms. */
 async function measurePath(coordinator, request, round) {
   const rooms = Math.ceil(PATH_DECISIONS / PATH_ROOM_SIZE)
-  for (let room = 0; room < rooms; room++) {
-    await coordinator.takeSlot(request(`${round}-${room}`, 'warm-up-0'))
-    await coordinator.takeSlot(request(`${round}-${room}`, 'warm-up-1'))
-  }
+  const seen = []
+  for (let room = 0; room < rooms; room++) seen.push(await warmRoom(coordinator, request, `${round}-${room}`, MINUTE))
   const statsBefore = await commandStats()
-  await throughput(PATH_DECISIONS, CONCURRENCY, (i) => coordinator.takeSlot(request(`${round}-${i % rooms}`, i)))
+  await throughput(PATH_DECISIONS, CONCURRENCY, (i) => coordinator.takeSlot(request(`${round}-${i % rooms}`, i, seen[i % rooms])))
   const statsAfter = await commandStats()
-  return { micros: serverMicros(statsBefore, statsAfter, 'evalsha'), inner: innerCommands(statsBefore, statsAfter) }
+  return { micros: serverMicros(statsBefore, statsAfter, 'evalsha'), cpu: serverCpuMicros(statsBefore, statsAfter, 'evalsha'), inner: innerCommands(statsBefore, statsAfter) }
 }
 
 async function measurePaths(coordinator, beforeCoordinator) {
   const rows = { 'Redis µs/EVALSHA, empty script': `${await emptyScriptFloor()}  (return 1, same keys and arguments: the floor)` }
   const best = {}
+  const keep = (key, measured) => {
+    best[key] = best[key] ? { ...measured, micros: Math.min(best[key].micros, measured.micros), cpu: Math.min(best[key].cpu, measured.cpu) } : measured
+  }
   for (let round = 0; round < PATH_ROUNDS; round++) {
     for (const [name, request] of Object.entries(paths)) {
       for (const [side, c] of Object.entries({ after: coordinator, before: beforeCoordinator })) {
-        if (!c) continue
-        const measured = await measurePath(c, request, `${side}${round}`)
-        const key = `${side}|${name}`
-        if (!best[key] || measured.micros < best[key].micros) best[key] = measured
+        if (c) keep(`${side}|${name}`, await measurePath(c, request, `${side}${round}`))
       }
     }
+    // The yardstick in the same rounds: a bare INCR's CPU per call, network I/O included as in the paths'.
+    const statsBefore = await commandStats()
+    await throughput(PATH_DECISIONS, CONCURRENCY, () => tcp.incr(`${prefix}:incr`))
+    keep('INCR', { micros: 0, cpu: serverCpuMicros(statsBefore, await commandStats(), 'incr') })
   }
   for (const name of Object.keys(paths)) {
     const { micros, inner } = best[`after|${name}`]
     const was = best[`before|${name}`]
     rows[`Redis µs/EVALSHA, ${name}`] = `${micros.toFixed(2)}  (${inner})${was ? `  before: ${was.micros.toFixed(2)} (${was.inner})` : ''}`
   }
+  for (const name of Object.keys(paths)) {
+    const was = best[`before|${name}`]
+    rows[`Redis CPU µs/call, ${name}`] = `${best[`after|${name}`].cpu.toFixed(2)}${was ? `  before: ${was.cpu.toFixed(2)}` : ''}`
+  }
+  rows['Redis CPU µs/call, INCR'] = `${best.INCR.cpu.toFixed(2)}  (main thread CPU time, network I/O included, best of ${PATH_ROUNDS} rounds)`
   return rows
 }
 

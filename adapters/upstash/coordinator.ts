@@ -6,7 +6,7 @@
  */
 import { ANYWHERE, DEFAULT_RECOVERY_MINUTES, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import { onceRetentionMinutes, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
+import { onceRetentionMinutes, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { grantFields, roomKeys, type RoomKeys } from './keys.ts'
 import { readRoomState } from './room-state.ts'
 import { DRIVER_NAME, replyInteger, runScript, type RedisScripting } from './run-script.ts'
@@ -55,31 +55,38 @@ function recoveryArg(minute: number, recoveryMinutes: number | undefined): strin
   return window > 0 ? String(minute - window) : ''
 }
 
-/** The worker's view of the state for the scripts' grant-time check (scripts.ts `lossSource`): '' for none. */
-const seenArgs = (request: { epoch?: string | undefined; generation?: number | undefined }): [string, string] => [request.epoch ?? '', String(request.generation ?? 0)]
+/**
+ * The worker's view of the state for the scripts' grant-time check (scripts.ts `lossSource`): '' for none. An
+ * epoch this coordinator's last sync of the room answered goes whole (`startedAt:id`, as the room's key holds
+ * it), so Redis compares it in one string equality instead of cutting the id out of the stored value (#16).
+ */
+function seenArgs(request: { epoch?: string | undefined; generation?: number | undefined }, synced: RoomEpoch | undefined): [string, string] {
+  const epoch = request.epoch !== undefined && synced?.id === request.epoch ? `${synced.startedAt}:${synced.id}` : (request.epoch ?? '')
+  return [epoch, String(request.generation ?? 0)]
+}
 
 /** The increment script's keys and arguments: where the grant's admission is counted (see the script). */
-function incrementCall(keys: RoomKeys, request: CounterRequest): [string[], string[]] {
+function incrementCall(keys: RoomKeys, request: CounterRequest, synced: RoomEpoch | undefined): [string[], string[]] {
   const { scope, location, minute } = request
   const fields = grantFields(minute)
   const anywhere = scope === ANYWHERE
   const kind = anywhere ? (location === undefined ? 'Z' : 'A') : location === undefined ? 'B' : location === scope ? 'L' : 'O'
   const own = anywhere ? keys.anywhere(minute) : keys.location(scope)
   const target = location === undefined ? own : keys.location(location)
+  const counter = (m: number): string => (anywhere ? keys.anywhere(m) : keys.counter(scope, m))
   const firstField = kind === 'B' || kind === 'O' ? fields.notHere : kind === 'A' ? fields.fromAnywhere : ''
   return [
-    [anywhere ? target : own, keys.token(minute, request.token), keys.anywhere(minute), keys.anywhere(minute - 1), target, keys.lost, keys.epoch, keys.generation],
+    [anywhere ? target : own, keys.token(minute, request.token), counter(minute), counter(minute - 1), target, keys.lost, keys.epoch, keys.generation],
     [
       newAttempt(),
       String(request.limit),
       reportedArg(request.previousReported),
       kind,
-      fields.counter,
-      grantFields(minute - 1).counter,
+      String(minute),
       firstField,
       kind === 'O' ? fields.fromOther : '',
       recoveryArg(minute, request.recoveryMinutes),
-      ...seenArgs(location === undefined ? {} : request),
+      ...seenArgs(location === undefined ? {} : request, synced),
     ],
   ]
 }
@@ -142,12 +149,14 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
   const keysOf = (roomId: string): RoomKeys => roomKeys(prefix, roomId)
   // roomKeys first: it refuses a room id that would break the hash tag.
   const historyKeysOf = (roomId: string) => (keysOf(roomId), historyKeys(`${prefix}:{${roomId}}`))
+  /** Room → the epoch this coordinator's last sync of it answered (one entry per room it serves): see seenArgs. */
+  const synced = new Map<string, RoomEpoch>()
 
   const coordinator: UpstashCoordinator = {
     name: DRIVER_NAME,
 
     async increment(request: CounterRequest): Promise<CounterResult> {
-      const { reply } = await runScript(redis, incrementScript, ...incrementCall(keysOf(request.roomId), request))
+      const { reply } = await runScript(redis, incrementScript, ...incrementCall(keysOf(request.roomId), request, synced.get(request.roomId)))
       const code = replyInteger(incrementScript, reply)
       if (code < 0) return { taken: false, seq: 0, recovering: true }
       const seq = Math.floor(code / 4)
@@ -160,17 +169,16 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const { reply, roundTrips } = await runScript(
         redis,
         takeSlotScript,
-        [keys.location(request.location), keys.token(request.minute, request.token), keys.anywhere(request.minute), keys.anywhere(request.minute - 1), keys.lost, keys.epoch, keys.generation],
+        [keys.location(request.location), keys.token(request.minute, request.token), keys.anywhere(request.minute), keys.anywhere(request.minute - 1), keys.lost, keys.epoch, keys.generation, keys.counter(request.location, request.minute), keys.counter(request.location, request.minute - 1)],
         [
           newAttempt(),
           String(request.localLimit),
           String(request.anywhereLimit),
           reportedArg(request.localPreviousReported),
           reportedArg(request.anywherePreviousReported),
-          grantFields(request.minute).counter,
-          grantFields(request.minute - 1).counter,
+          String(request.minute),
           recoveryArg(request.minute, request.recoveryMinutes),
-          ...seenArgs(request),
+          ...seenArgs(request, synced.get(request.roomId)),
         ],
       )
       const code = replyInteger(takeSlotScript, reply)
@@ -189,7 +197,9 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
         [keys.location(report.location), keys.locations, keys.report(report.id), keys.epoch, keys.generation, keys.lost],
         syncArgs(report, keys.locationPrefix, reportIdTtl, keys.oncePrefix),
       )
-      return readRoomState(reply, report.at)
+      const state = readRoomState(reply, report.at)
+      if (state.epoch) synced.set(report.roomId, state.epoch)
+      return state
     },
 
     recordHistory: (batch) => recordHistory(redis, historyKeysOf(batch.roomId), batch),

@@ -3,12 +3,13 @@
  * Key and private field names. Every key of a room carries the room in a hash tag, `{prefix}:{{roomId}}:…`,
  * so Redis Cluster puts all of a room's keys in one slot: the scripts touch several of them in one call.
  *
- * The counters live where the scripts already are, so a decision touches as few keys as possible:
- * - a location's counter of minute m is the field `~c{m}` of that location's hash — the same hash that holds
- *   the location's state, so the grant's count and the state it adds to are one write (see {@link grantFields});
- * - the Anywhere counter of minute m is a string key of its own, and so is each token's first answer: a
- *   decision reads both, the token's and the room's lost minute in one MGET, and looking a token up costs
- *   the same however many the minute granted (a hash of them would be scanned while small, #16).
+ * The counters are laid out so a decision touches as few keys as possible (#16):
+ * - a location's counter of minute m and the Anywhere counter of minute m are string keys of their own, and so
+ *   is each token's first answer: a decision reads them, the room's lost minute, epoch and generation in one
+ *   MGET, a location grant is one INCR, and looking a token up costs the same however many the minute granted
+ *   (a hash of them would be scanned while small);
+ * - the sync copies a location counter into the location's hash as `~c{m}` (sync-script.ts `MIRROR_MINUTES`),
+ *   where the state's admissions are folded from (see {@link grantFields}).
  * Fields starting with `~` are the adapter's own: the coordinator folds them into the core's fields
  * (`room-state.ts`) and never hands them to the core.
  */
@@ -20,6 +21,8 @@ export interface RoomKeys {
   token(minute: number, token: string): string
   /** The Anywhere counter of minute m: slots it gave. */
   anywhere(minute: number): string
+  /** The location counter of minute m: slots the location's counter gave. */
+  counter(name: string, minute: number): string
   /** Hash of count fields for one location, with the location counter's private fields. */
   location(name: string): string
   /** `location(name)` without the name: the sync script builds other locations' keys from it. */
@@ -50,6 +53,7 @@ export function roomKeys(prefix: string, roomId: string): RoomKeys {
   return {
     token: (minute, token) => `${room}:k:${minute}:${token}`,
     anywhere: (minute) => `${room}:a:${minute}`,
+    counter: (name, minute) => `${room}:c:${minute}:${name}`,
     location: (name) => locationPrefix + name,
     locationPrefix,
     locations: `${room}:locations`,
@@ -63,7 +67,7 @@ export function roomKeys(prefix: string, roomId: string): RoomKeys {
 
 /**
  * The private fields of a location hash for minute m:
- * - `~c{m}` the location counter: slots its counter gave in minute m (the count the limit applies to);
+ * - `~c{m}` the location counter: slots its counter gave in minute m, copied from its key by the syncs;
  * - `~b{m}` of those, the ones not to count as this location's admissions (a bare counter call, or one made
  *   for another location), so the location's admissions from its own counter are `~c − ~b`;
  * - `~g{m}` admissions of this location granted by another location's counter;

@@ -12,11 +12,13 @@
  * - Replies hold integers, count field names and '@'-prefixed strings only: a REST client's automatic JSON
  *   deserialization turns "12" into 12 (read back with Number) but would parse a location named `[1]` or
  *   `{}` into an array or object — the '@' keeps every name a plain string.
- * - Cheap on the hot path (#16): Redis 7 spends most of a script's time per `redis.call` (argument conversion,
- *   the command, the reply parsed back into Lua: ~0.6 µs each on the test machine) and per KEYS/ARGV entry
- *   (~0.07 µs), so the new-user path makes as few calls as the decision allows, reads every string key it
- *   needs in one MGET, passes field names and numbers precomputed as strings, never scans a hash that grows
- *   with the minute's grants, and answers one integer. See the README's figures.
+ * - Cheap on the hot path (#16). Measured with callgrind on Redis 7.0 (instructions): a script starts at ~5,800,
+ *   each KEYS/ARGV entry ~700–1,100 (a Lua string and a table slot), each `redis.call` ~2,000 around its command
+ *   (arguments converted, the reply parsed back into Lua: ~1,000 more per element of an MGET), a `SET … EX` of a
+ *   new key ~11,000, an INCR ~4,800, `tonumber` ~1,600 (strtod twice) against ~650 for `x + 0`. So the new-user
+ *   path reads every key it needs in one MGET of string keys, writes with as few calls as the decision allows,
+ *   coerces numbers with `+ 0`, passes numbers as strings (a Lua number costs Redis a printf), never scans a hash
+ *   that grows with the minute's grants, and answers one integer. See the README's figures.
  *
  * A token's first answer is stored with its `attempt`, `*`-prefixed when the Anywhere counter gave it.
  * `attempt` is random per adapter call (hex): the same attempt again is a transport retry (the HTTP client
@@ -24,7 +26,9 @@
  * repeat, flagged so nothing is counted twice. One token takes at most one slot per room and minute, from
  * either counter.
  */
-import { syncScript } from './sync-script.ts'
+import { COUNTER_TTL_SECONDS, GRANT_STATE_TTL_SECONDS, syncScript } from './sync-script.ts'
+
+export { COUNTER_TTL_SECONDS, GRANT_STATE_TTL_SECONDS }
 
 export interface LuaScript {
   /** Name for errors and metrics. */
@@ -36,15 +40,10 @@ export interface LuaScript {
 
 /** Seconds a token's answer and a minute's Anywhere counter live: the minute plus COUNTER_TTL_MINUTES (3) and a margin. */
 export const TOKEN_TTL_SECONDS = 300
-/**
- * Backstop expiry of a location hash or index first written by a grant. A report sets their real window
- * (keepMinutes + 2) a moment later; this only bounds them if no worker of the location ever reports.
- */
-export const GRANT_STATE_TTL_SECONDS = 86_400
 
 /**
- * Lua: the first read of both counter scripts, one MGET of string keys (`got`): the token's first answer
- * (KEYS[token]), the room's lost minute (KEYS[lost]), the Anywhere counter of minute m and of m − 1. A token
+ * Lua: the first read of the increment script, one MGET of string keys (`got`): the token's first answer
+ * (KEYS[token]), the room's lost minute (KEYS[lost]), the scope's counter of minute m and of m − 1. A token
  * holding its slot is answered before the recovery check; a fresh grant is refused while the lost minute is at
  * or after ARGV[threshold] (the request's minute − its recovery window; '' never refuses: `refusesWhileRecovering`).
  * The same MGET reads the room's epoch and generation (KEYS[epoch], KEYS[generation]) for {@link lossSource}.
@@ -52,7 +51,7 @@ export const GRANT_STATE_TTL_SECONDS = 86_400
 const readSource = (token: number, lost: number, epoch: number, generation: number): string => `local got = redis.call('MGET', KEYS[${token}], KEYS[${lost}], KEYS[3], KEYS[4], KEYS[${epoch}], KEYS[${generation}])
 local earlier = got[1]`
 const recoveringSource = (threshold: number): string =>
-  `if got[2] and ARGV[${threshold}] ~= '' and tonumber(got[2]) >= tonumber(ARGV[${threshold}]) then return -1 end`
+  `if got[2] and ARGV[${threshold}] ~= '' and got[2] + 0 >= ARGV[${threshold}] + 0 then return -1 end`
 
 /**
  * Lua: `claim` holds a location hash just given its first grant of a minute. Gives it an expiry if it has
@@ -60,11 +59,11 @@ const recoveringSource = (threshold: number): string =>
  * workers never report is still seen by the others. Both keys are named from the hash's: `{prefix}:{{room}}:l:{name}`
  * (neither prefix nor room holds a brace), the index `{prefix}:{{room}}:locations` — the same hash slot.
  */
-const claimSource = (minuteField: string): string => `if claim then
+const claimSource = (minute: string): string => `if claim then
   if redis.call('TTL', claim) < 0 then redis.call('EXPIRE', claim, '${GRANT_STATE_TTL_SECONDS}') end
   local at = string.find(claim, '}', 1, true)
   local index = string.sub(claim, 1, at) .. ':locations'
-  if redis.call('ZADD', index, 'GT', tonumber(string.sub(${minuteField}, 3)) * 60000, string.sub(claim, at + 4)) == 1 and redis.call('TTL', index) < 0 then
+  if redis.call('ZADD', index, 'GT', (${minute}) * 60000, string.sub(claim, at + 4)) == 1 and redis.call('TTL', index) < 0 then
     redis.call('EXPIRE', index, '${GRANT_STATE_TTL_SECONDS}')
   end
 end
@@ -72,7 +71,8 @@ end
 
 /**
  * Lua (#14.4, `lossAtGrant`), between the repeat check and the recovery check: the grant checks that the room's
- * state is the one the asking worker knew. ARGV[epoch] is the worker's epoch id ('' for none: nothing checked),
+ * state is the one the asking worker knew. ARGV[epoch] is the worker's epoch id ('' for none: nothing checked), or
+ * the stored value itself (`at:reportId`, when the adapter knows it: one string equality, #16),
  * ARGV[generation] the highest generation of it it saw; `got[5]`/`got[6]` the stored epoch (`at:reportId`) and
  * generation, from the first MGET. An epoch absent or of another id, or a generation below the worker's, is a
  * state lost or put back since its last sync: marked as the sync script marks a sighting — `R{m}` in the location
@@ -80,71 +80,78 @@ end
  * the recovery check that follows refuses), the generation past the sighting — unless a loss is already marked
  * in minute m or later. No extra Redis call when nothing is lost.
  */
-const lossSource = (k: { lost: number; generation: number; hash: number }, a: { epoch: number; generation: number; minuteField: number }): string => `if ARGV[${a.epoch}] ~= '' then
-  local same = got[5] and string.sub(got[5], (string.find(got[5], ':', 1, true) or 0) + 1) == ARGV[${a.epoch}]
-  local generation, seen = tonumber(got[6]) or 0, tonumber(ARGV[${a.generation}]) or 0
-  local minute = tonumber(string.sub(ARGV[${a.minuteField}], 3))
-  if (not same or generation < seen) and (tonumber(got[2]) or -1) < minute then
-    redis.call('HINCRBY', KEYS[${k.hash}], 'R' .. minute, 1)
-    redis.call('SET', KEYS[${k.lost}], minute)
-    redis.call('SET', KEYS[${k.generation}], same and seen + 1 or generation + 1)
-    got[2] = minute
-    local claim = KEYS[${k.hash}]
-    ${claimSource(`ARGV[${a.minuteField}]`).trimEnd().replaceAll('\n', '\n    ')}
+const lossSource = (k: { lost: number; generation: number; hash: number }, a: { epoch: number; generation: number; minute: string }): string => `if ARGV[${a.epoch}] ~= '' then
+  local same = got[5] == ARGV[${a.epoch}] or got[5] and string.sub(got[5], (string.find(got[5], ':', 1, true) or 0) + 1) == ARGV[${a.epoch}]
+  if not same or (got[6] ~= ARGV[${a.generation}] and (got[6] or 0) + 0 < ARGV[${a.generation}] + 0) then
+    local generation, seen, minute = (got[6] or 0) + 0, ARGV[${a.generation}] + 0, ${a.minute}
+    if (got[2] or -1) + 0 < minute then
+      redis.call('HINCRBY', KEYS[${k.hash}], 'R' .. minute, 1)
+      redis.call('SET', KEYS[${k.lost}], minute)
+      redis.call('SET', KEYS[${k.generation}], same and seen + 1 or generation + 1)
+      got[2] = minute
+      local claim = KEYS[${k.hash}]
+      ${claimSource('minute').trimEnd().replaceAll('\n', '\n      ')}
+    end
   end
 end`
 
 /**
- * A new user's whole decision in one round trip: the location counter, then the Anywhere counter (seed 000),
- * with the admission counted in the location's state by the same write (`~c`/`~h`: keys.ts `grantFields`).
+ * A new user's whole decision in one round trip: the location counter, then the Anywhere counter (seed 000).
+ * Both counters are string keys, read with the token's answer, the lost minute, the epoch and the generation in
+ * one MGET; a location grant is one INCR of its counter, which the sync copies into the location's state (`~c`,
+ * sync-script.ts `MIRROR_MINUTES`), an Anywhere grant also counts its admission in the location's hash (`~h`).
  * A token already holding a slot this minute gets its first answer, even if the limits changed since.
  * With a previous-reported value ('' for none), a counter's limit is lowered by what it gave in minute − 1
- * beyond it (`effectiveLimit`). Calls inside Redis (#16: each costs about as much as the script's own start):
- * location grant 4 (MGET, HMGET, SET, HINCRBY), Anywhere grant 5 (+ INCR), no slot 2, repeat or recovering 1,
- * plus 3–4 the first time in a minute a location is given a slot. Numbers go to Redis as strings (a Lua number
- * costs Redis a printf), and the token's answer is a string key of its own, so no call scans a hash that grows
- * with the minute's grants. A token's first answer is its attempt, `*`-prefixed when the Anywhere counter gave
- * it (attempts are hex).
+ * beyond it (`effectiveLimit`). Calls inside Redis (#16): location grant 3 (MGET, SET, INCR), Anywhere grant 4
+ * (MGET, SET, INCR, HINCRBY), no slot, repeat or recovering 1, plus 2–4 the first time in a minute a counter
+ * or a location is given a slot. The token's answer is a string key of its own, so no call scans a hash that
+ * grows with the minute's grants. A token's first answer is its attempt, `*`-prefixed when the Anywhere counter
+ * gave it (attempts are hex).
  * KEYS: location hash, the token's key, Anywhere counter of minute m, of m − 1, the room's lost minute, its
- * epoch, its generation. ARGV: attempt, location limit, Anywhere limit, location previous reported, Anywhere
- * previous reported, `~c{m}`, `~c{m−1}`, recovery threshold (minute − window, '' for none), the worker's epoch
- * id ('' for none) and generation ({@link lossSource}). Reply: 0 no slot, 1 location, 2
+ * epoch, its generation, the location counter of minute m, of m − 1. ARGV: attempt, location limit, Anywhere
+ * limit, location previous reported, Anywhere previous reported, the minute, recovery threshold (minute − window,
+ * '' for none), the worker's epoch ('' for none) and generation ({@link lossSource}). Reply: 0 no slot, 1 location, 2
  * Anywhere; + 4 for a repeat; + 8 × the granting counter's value before a fresh grant (its seq: the core
  * compares it with what it saw taken); −1 refused while the room recovers (a token holding its slot is answered).
  */
 export const takeSlotScript: LuaScript = {
   name: 'takeSlot',
   source: `local H, K, attempt = KEYS[1], KEYS[2], ARGV[1]
-${readSource(2, 5, 6, 7)}
+local got = redis.call('MGET', K, KEYS[5], KEYS[3], KEYS[4], KEYS[6], KEYS[7], KEYS[8], KEYS[9])
+local earlier = got[1]
 if earlier then
   return (string.byte(earlier) == 42 and 2 or 1) + (string.match(earlier, '^%*?([^:]*)') == attempt and 0 or 4)
 end
-${lossSource({ lost: 5, generation: 7, hash: 1 }, { epoch: 9, generation: 10, minuteField: 6 })}
-${recoveringSource(8)}
-local limit, seq, via, claim = tonumber(ARGV[2])
+${lossSource({ lost: 5, generation: 7, hash: 1 }, { epoch: 8, generation: 9, minute: 'ARGV[6] + 0' })}
+${recoveringSource(7)}
+local limit, seq, via, claim = ARGV[2] + 0
 if limit > 0 then
-  local counts = redis.call('HMGET', H, ARGV[6], ARGV[7])
-  seq = tonumber(counts[1]) or 0
-  if ARGV[4] ~= '' then limit = limit - math.max(0, (tonumber(counts[2]) or 0) - tonumber(ARGV[4])) end
+  seq = (got[7] or 0) + 0
+  local over = ARGV[4] ~= '' and (got[8] or 0) - ARGV[4] or 0
+  if over > 0 then limit = limit - over end
   if seq < limit then
     redis.call('SET', K, attempt, 'EX', '${TOKEN_TTL_SECONDS}')
-    redis.call('HINCRBY', H, ARGV[6], '1')
-    if seq > 0 then return 1 + 8 * seq end
+    if seq > 0 then
+      redis.call('INCR', KEYS[8])
+      return 1 + 8 * seq
+    end
+    redis.call('SET', KEYS[8], '1', 'EX', '${COUNTER_TTL_SECONDS}')
     claim, via = H, 1
   end
 end
 if not via then
-  limit, seq = tonumber(ARGV[3]), tonumber(got[3]) or 0
-  if seq < limit and ARGV[5] ~= '' then limit = limit - math.max(0, (tonumber(got[4]) or 0) - tonumber(ARGV[5])) end
+  limit, seq = ARGV[3] + 0, (got[3] or 0) + 0
+  local over = seq < limit and ARGV[5] ~= '' and (got[4] or 0) - ARGV[5] or 0
+  if over > 0 then limit = limit - over end
   if seq >= limit then return 0 end
   redis.call('SET', K, '*' .. attempt, 'EX', '${TOKEN_TTL_SECONDS}')
-  if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], '${TOKEN_TTL_SECONDS}') end
-  if redis.call('HINCRBY', H, '~h' .. string.sub(ARGV[6], 3), '1') > 1 then return 2 + 8 * seq end
+  if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], '${COUNTER_TTL_SECONDS}') end
+  if redis.call('HINCRBY', H, '~h' .. ARGV[6], '1') > 1 then return 2 + 8 * seq end
   claim, via = H, 2
 end
-${claimSource('ARGV[6]')}return via + 8 * seq
+${claimSource('ARGV[6] + 0')}return via + 8 * seq
 `,
-  sha1: '342468ce390f42cfe875831fd3d62b89bee871b1',
+  sha1: '8949e4b060b05a35ad4c4f86aab3dc772d64da42',
 }
 
 /**
@@ -153,11 +160,10 @@ ${claimSource('ARGV[6]')}return via + 8 * seq
  * location counter), `O` another location than the scope's, `A` a location (Anywhere counter), `Z` nowhere
  * (bare, Anywhere counter). A token's first answer is `{attempt}:{seq}`, `*`-prefixed for Anywhere (one
  * stored by takeSlot has no seq: 0 is answered). KEYS: the scope's location hash (for Anywhere, the admission's
- * location hash, or any room key), the token's key, Anywhere counter of minute m, of m − 1, the hash of the
- * location the admission counts for (else the first key again), the room's lost minute. ARGV: attempt, limit,
- * previous reported ('' for none), kind, `~c{m}` (the location counter's field, and the minute for the index),
- * `~c{m−1}`, the first admission field (`~b{m}` on the scope's hash for B and O, `~h{m}` on the location's for A),
- * the second (`~g{m}`, on the location's for O), recovery threshold (as takeSlot's), the worker's epoch id ('' for
+ * location hash, or any room key), the token's key, the scope's counter (location or Anywhere: string keys) of
+ * minute m, of m − 1, the hash of the location the admission counts for (else the first key again), the room's
+ * lost minute. ARGV: attempt, limit, previous reported ('' for none), kind, the minute, the first admission
+ * field (`~b{m}` on the scope's hash for B and O, `~h{m}` on the location's for A), the second (`~g{m}`, on the location's for O), recovery threshold (as takeSlot's), the worker's epoch id ('' for
  * none, and always for a bare call) and generation ({@link lossSource}, marking in the admission's location hash;
  * two more KEYS: the room's epoch and generation). Reply: seq × 4 + taken + 2 × repeat; −1 refused while the
  * room recovers.
@@ -170,37 +176,27 @@ if earlier then
   local from, seq = string.match(earlier, '^%*?([^:]*):?(%d*)$')
   return (tonumber(seq) or 0) * 4 + 1 + (from == attempt and 0 or 2)
 end
-${lossSource({ lost: 6, generation: 8, hash: 5 }, { epoch: 10, generation: 11, minuteField: 5 })}
-${recoveringSource(9)}
-local anywhere = kind == 'A' or kind == 'Z'
-local seq, before
-if anywhere then
-  seq, before = tonumber(got[3]) or 0, got[4]
-else
-  local counts = redis.call('HMGET', KEYS[1], ARGV[5], ARGV[6])
-  seq, before = tonumber(counts[1]) or 0, counts[2]
-end
-local limit = tonumber(ARGV[2])
-if seq < limit and ARGV[3] ~= '' then limit = limit - math.max(0, (tonumber(before) or 0) - tonumber(ARGV[3])) end
+${lossSource({ lost: 6, generation: 8, hash: 5 }, { epoch: 9, generation: 10, minute: 'ARGV[5] + 0' })}
+${recoveringSource(8)}
+local seq, limit = (got[3] or 0) + 0, ARGV[2] + 0
+local over = seq < limit and ARGV[3] ~= '' and (got[4] or 0) - ARGV[3] or 0
+if over > 0 then limit = limit - over end
 if seq >= limit then return seq * 4 end
 local claim
-if anywhere then
-  redis.call('SET', K, '*' .. attempt .. ':' .. seq, 'EX', '${TOKEN_TTL_SECONDS}')
-  if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], '${TOKEN_TTL_SECONDS}') end
-else
-  redis.call('SET', K, attempt .. ':' .. seq, 'EX', '${TOKEN_TTL_SECONDS}')
-  redis.call('HINCRBY', KEYS[1], ARGV[5], '1')
-  if seq == 0 and kind == 'L' then claim = KEYS[1] end
+redis.call('SET', K, ((kind == 'A' or kind == 'Z') and '*' or '') .. attempt .. ':' .. seq, 'EX', '${TOKEN_TTL_SECONDS}')
+if redis.call('INCR', KEYS[3]) == 1 then
+  redis.call('EXPIRE', KEYS[3], '${COUNTER_TTL_SECONDS}')
+  if kind == 'L' then claim = KEYS[1] end
 end
 if kind == 'B' or kind == 'O' then
-  redis.call('HINCRBY', KEYS[1], ARGV[7], '1')
+  redis.call('HINCRBY', KEYS[1], ARGV[6], '1')
   if seq == 0 and redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], '${GRANT_STATE_TTL_SECONDS}') end
 end
-local field = kind == 'O' and ARGV[8] or kind == 'A' and ARGV[7]
+local field = kind == 'O' and ARGV[7] or kind == 'A' and ARGV[6]
 if field and redis.call('HINCRBY', KEYS[5], field, '1') == 1 then claim = KEYS[5] end
-${claimSource('ARGV[5]')}return seq * 4 + 1
+${claimSource('ARGV[5] + 0')}return seq * 4 + 1
 `,
-  sha1: 'f93da2d0e4a6f6e89f8caada9a84fbd732e5efef',
+  sha1: '3cf96a16bd226a63ef893cbb27c79e6afb0ed144',
 }
 
 export { syncScript }

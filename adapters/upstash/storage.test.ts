@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WorkerReport } from '../../src/coordination/state.ts'
 import { upstashCoordinator, type UpstashCoordinator } from './index.ts'
+import { COUNTER_TTL_SECONDS } from './scripts.ts'
+import { MIRROR_MINUTES } from './sync-script.ts'
 import { counterValue, openRedisFixture, type RedisFixture } from './test/fixture.ts'
 
 const MINUTE = 29_405_520
@@ -37,8 +39,11 @@ describe('upstash storage layout', () => {
     const keys = (await fixture.tcp.keys(`${fixture.prefix}:*`)).filter((key) => key.includes('{layout}')).sort()
     const tag = `${fixture.prefix}:{${roomId}}`
     const forever = [`${tag}:epoch`, `${tag}:generation`]
-    // Location hash and index: keepMinutes + 2; report ids: 10 min; each ticket's answer and the minute's Anywhere counter: 5 min.
-    const expiring = { [`${tag}:l:SJC`]: 720, [`${tag}:locations`]: 720, [`${tag}:r:report-${reports}`]: 600, [`${tag}:a:${MINUTE}`]: 300, [`${tag}:k:${MINUTE}:a`]: 300, [`${tag}:k:${MINUTE}:b`]: 300 }
+    // Location hash and index: keepMinutes + 2; report ids: 10 min; each ticket's answer: 5 min; the minute's counters: 12 min.
+    const expiring = {
+      [`${tag}:l:SJC`]: 720, [`${tag}:locations`]: 720, [`${tag}:r:report-${reports}`]: 600,
+      [`${tag}:a:${MINUTE}`]: COUNTER_TTL_SECONDS, [`${tag}:c:${MINUTE}:SJC`]: COUNTER_TTL_SECONDS, [`${tag}:k:${MINUTE}:a`]: 300, [`${tag}:k:${MINUTE}:b`]: 300,
+    }
     expect(keys).toEqual([...forever, ...Object.keys(expiring)].sort())
     // The epoch and the generation never expire (README: persistence).
     expect(await Promise.all(forever.map((key) => fixture.tcp.ttl(key)))).toEqual([-1, -1])
@@ -56,10 +61,29 @@ describe('upstash storage layout', () => {
     await coordinator.takeSlot({ roomId, location: 'NRT', minute: MINUTE, localLimit: 0, anywhereLimit: 5, token: 'a' })
     await coordinator.takeSlot({ roomId, location: 'GRU', minute: MINUTE, localLimit: 5, anywhereLimit: 0, token: 'b' })
     const tag = `${fixture.prefix}:{${roomId}}`
-    for (const key of [`${tag}:l:NRT`, `${tag}:l:GRU`, `${tag}:locations`]) expect(await fixture.tcp.ttl(key)).toBeGreaterThan(86_000)
+    for (const key of [`${tag}:l:NRT`, `${tag}:locations`]) expect(await fixture.tcp.ttl(key)).toBeGreaterThan(86_000)
+    // GRU's grant wrote only its counter key; the sync copies it into GRU's hash, which it creates with the backstop expiry.
+    expect(await fixture.tcp.exists(`${tag}:l:GRU`)).toBe(0)
     const view = await coordinator.sync(report(roomId, 'SJC', AT + 1000, {}))
+    expect(await fixture.tcp.ttl(`${tag}:l:GRU`)).toBeGreaterThan(86_000)
     expect(view.locations.NRT).toEqual({ updatedAt: AT, counts: { [`a${MINUTE}`]: 1, [`n${MINUTE}`]: 1, [`y${MINUTE}`]: 1 } })
     expect(view.locations.GRU).toEqual({ updatedAt: AT, counts: { [`a${MINUTE}`]: 1, [`n${MINUTE}`]: 1 } })
+  })
+
+  it('keeps a grant’s admission in the state once its counter key is gone: any sync of the next MIRROR_MINUTES copies it', async () => {
+    for (const [i, late] of [0, 1, 4, MIRROR_MINUTES - 1].entries()) {
+      const roomId = `mirror-${late}`
+      const grants = 2 + i // a different count per room, so a value copied from another room or minute would show
+      for (let t = 0; t < grants; t++) await coordinator.takeSlot({ roomId, location: 'NRT', minute: MINUTE, localLimit: 100, anywhereLimit: 0, token: `t${t}` })
+      await coordinator.increment({ roomId, scope: 'NRT', location: 'NRT', minute: MINUTE, limit: 100, token: 'unfused' })
+      // Reported by another location, `late` minutes on: NRT's own workers never report.
+      const view = await coordinator.sync(report(roomId, 'SJC', AT + late * 60_000 + 1000, {}, 30))
+      const counts = { [`a${MINUTE}`]: grants + 1, [`n${MINUTE}`]: grants + 1 }
+      expect({ late, counts: view.locations.NRT?.counts }).toEqual({ late, counts })
+      await fixture.tcp.del(`${fixture.prefix}:{${roomId}}:c:${MINUTE}:NRT`) // as its expiry would
+      const after = await coordinator.sync(report(roomId, 'SJC', AT + (late + 3) * 60_000, {}, 30))
+      expect({ late, counts: after.locations.NRT?.counts }).toEqual({ late, counts })
+    }
   })
 
   it('counts an increment’s admission where the request says: its own location, another one, or nowhere (bare)', async () => {

@@ -6,6 +6,26 @@
 import type { LuaScript } from './scripts.ts'
 
 /**
+ * Seconds a minute's counter key (`{room}:c:{m}:{location}`, `{room}:a:{m}`) lives from its first slot: long
+ * enough for every sync of the {@link MIRROR_MINUTES} after the minute to copy a location counter's final value.
+ */
+export const COUNTER_TTL_SECONDS = 720
+/**
+ * A sync copies each listed location's counters of the last MIRROR_MINUTES minutes (and of the next one, for a
+ * worker whose clock runs ahead) into its hash as `~c{m}`, where the core's admissions are folded from
+ * (room-state.ts). A grant only INCRs the string key (#16: one call, read by the grant's MGET): the copy
+ * is the state's record of it once the key expires, so a room must see one sync (of any location) in the
+ * MIRROR_MINUTES − 1 minutes after a grant for its admission to stay counted in the active sessions.
+ */
+export const MIRROR_MINUTES = 10
+/**
+ * Backstop expiry of a location hash or index first written by a grant (or by a sync's copy of a location's
+ * counters). A report sets their real window (keepMinutes + 2) a moment later; this only bounds them if no
+ * worker of the location ever reports.
+ */
+export const GRANT_STATE_TTL_SECONDS = 86_400
+
+/**
  * Merges one worker report into its location and answers with every location of the room.
  * - The room's epoch (`at:reportId`) is read, and written if absent (no expiry): a room whose keys were
  *   lost (a restart without persistence, a FLUSHALL, an eviction) answers with a new one.
@@ -86,12 +106,41 @@ if changed then
   redis.call('SET', KEYS[5], generation)
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (at - ttl * 1000))
+local counters, now = string.sub(ARGV[4], 1, -3) .. 'c:', math.floor(at / 60000)
+local first = math.max(oldest, now - ${MIRROR_MINUTES})
+local function mirror(key, name, fields)
+  local names, found, set = {}, {}, {}
+  for m = first, now + 1 do names[#names + 1] = counters .. m .. ':' .. name end
+  local values, existed = redis.call('MGET', unpack(names)), #fields > 0
+  for j = 1, #fields, 2 do found[fields[j]] = j end
+  for j = 1, #values do
+    local value = values[j]
+    if value then
+      local field = '~c' .. (first + j - 1)
+      local held = found[field]
+      if not held then
+        fields[#fields + 1] = field
+        fields[#fields + 1] = value
+      end
+      if not held or fields[held + 1] ~= value then
+        if held then fields[held + 1] = value end
+        set[#set + 1] = field
+        set[#set + 1] = value
+      end
+    end
+  end
+  if #set > 0 then
+    redis.call('HSET', key, unpack(set))
+    if not existed then redis.call('EXPIRE', key, '${GRANT_STATE_TTL_SECONDS}') end
+  end
+  return fields
+end
 local reply = {'@' .. epoch, generation}
 local index = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
 for i = 1, #index, 2 do
   local name = index[i]
   local key = ARGV[4] .. name
-  local fields = redis.call('HGETALL', key)
+  local fields = mirror(key, name, redis.call('HGETALL', key))
   if name == location then
     local kept = {}
     for j = 1, #fields, 2 do
@@ -111,5 +160,5 @@ for i = 1, #index, 2 do
 end
 return reply
 `,
-  sha1: '31393ed215a22fe040a7ec6c2f440ffdcfa631c2',
+  sha1: '7c194f8b17b7a46a8b2bd862df198597d91625df',
 }

@@ -9,8 +9,9 @@
  * transaction, so the two lock against each other again and the limit holds. Runs under vitest
  * (better-sqlite3) and bun test.
  */
-import { chmodSync, copyFileSync, existsSync, rmSync, truncateSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, truncateSync } from 'node:fs'
 import { markerPathOf } from '../epoch-marker.ts'
+import { STAMP_SETTLED_MS } from '../database-file.ts'
 import { dirname } from 'node:path'
 import type { TestApi } from '../../../test/conformance/coordinator-suite.ts'
 import type { WorkerReport } from '../../../src/coordination/state.ts'
@@ -109,6 +110,29 @@ export function fileSuite(t: TestApi, h: SqliteHarness): void {
       expect(after!.locations.host?.counts[`a${MINUTE}`]).toBeUndefined()
       expect(lines.length).toBe(1)
       expect(lines[0]!.includes(path) && lines[0]!.includes('deleted or replaced')).toBe(true)
+    })
+
+    // #16: once the directory's stamp has settled, a check stats only it and the -shm; the database and -wal are
+    // vouched for by the stamp. Each file replaced (a copy renamed over it) right after a transaction — on a settled
+    // stamp (odd rounds) or right after the previous replacement (even rounds) — is noticed by the very next one.
+    it('a file replaced right after a transaction is noticed by the next one, on a settled directory or a busy one', async () => {
+      const path = files.next()
+      const take = slotTaker(coordinatorOn(path), 'replaced', 1000, 'r')
+      expect(await take(3)).toBe(3)
+      for (let round = 0; round < 12; round++) {
+        const file = `${path}${['', '-wal', '-shm'][round % 3]}`
+        if (round % 2 === 1) {
+          await sleep(STAMP_SETTLED_MS + 20)
+          expect(await take(1)).toBe(1) // this check finds the stamp settled: the next ones stat only it and the -shm
+        }
+        copyFileSync(file, `${file}.copy`)
+        renameSync(`${file}.copy`, file)
+        const lines = await logged(async () => {
+          expect(await take(1)).toBe(1)
+        })
+        expect({ round, lines: lines.length, named: lines[0]?.includes(`${file} was deleted or replaced`) }).toEqual({ round, lines: 1, named: true })
+        expect(await logged(async () => void (await take(2)))).toEqual([]) // unchanged since: nothing to notice
+      }
     })
 
     it('a new process on a fresh file at a deleted one\'s path starts the room recovering; a new path, or the marker deleted too, does not', async () => {

@@ -39,12 +39,12 @@ export async function openRedisFixture(label: string): Promise<RedisFixture> {
 }
 
 /**
- * What a room's counter of `minute` has given, read straight from Redis: a location counter is the field
- * `~c{m}` of the location's hash, the Anywhere counter (`scope` '*') the minute's string key `a:{m}`.
+ * What a room's counter of `minute` has given, read straight from Redis: a location counter is the string key
+ * `c:{m}:{location}`, the Anywhere counter (`scope` '*') the minute's string key `a:{m}`.
  */
 export async function counterValue(tcp: TestRedis, prefix: string, roomId: string, scope: string, minute: number): Promise<number> {
   const room = `${prefix}:{${roomId}}`
-  const value = scope === '*' ? await tcp.get(`${room}:a:${minute}`) : await tcp.hGet(`${room}:l:${scope}`, `~c${minute}`)
+  const value = await tcp.get(scope === '*' ? `${room}:a:${minute}` : `${room}:c:${minute}:${scope}`)
   return Number(value ?? 0)
 }
 
