@@ -59,8 +59,9 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 let origin: Listening
 
 beforeAll(async () => {
-  // tsc exits non-zero for type errors anywhere in the project, yet still emits; what matters is the output.
-  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', OUT, '--declaration', 'false', '--sourceMap', 'false'], {
+  // What matters is the emitted JavaScript: `npm run typecheck` checks the types. --noCheck emits the same
+  // files without type-checking the project again (about 10 of 17 CPU seconds on a 2-core machine).
+  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', OUT, '--declaration', 'false', '--sourceMap', 'false', '--noCheck'], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 240_000, // a loaded CI machine: the build alone took 75 s once
