@@ -28,9 +28,11 @@ export default defineConfig({
           // waited for the one before, though many spend their time waiting on child processes, servers,
           // Chromium and sockets rather than on the CPU. At least two files at a time.
           maxWorkers: Math.max(2, availableParallelism() - 1),
+          // Group 0 runs first, to its end; then group 1 (`alone`): projects of one group run at the same time.
+          sequence: { groupOrder: 0 },
         },
       },
-      { extends: true, test: { name: 'alone', include: ALONE, exclude: EXCLUDE, maxWorkers: 1 } },
+      { extends: true, test: { name: 'alone', include: ALONE, exclude: EXCLUDE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
 })
