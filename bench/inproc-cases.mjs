@@ -36,11 +36,22 @@ export async function roomCases(load, suffix = '') {
 /** The two baselines: bare Hono answering `ok`, and an empty middleware in front of it. */
 export const baseCases = { bare: () => get(bare), empty: () => get(empty) }
 
-/** Runs `n` requests of `request` with `inFlight` in flight, each body read. */
-export async function runRequests(request, n, inFlight) {
+/** The next turn of the event loop (setImmediate where the runtime has it). */
+const nextTurn = globalThis.setImmediate ? () => new Promise((resolve) => setImmediate(resolve)) : () => new Promise((resolve) => setTimeout(resolve, 0))
+
+/**
+ * Runs `n` requests of `request` with `inFlight` in flight, each body read. `turns`: each worker waits for the
+ * next turn of the event loop after each request, so a turn holds `inFlight` requests, as under a server
+ * (without it the whole run is one turn of microtasks, and the room's once-a-turn work — the memory
+ * coordinator's report and snapshot rebuild — hardly runs).
+ */
+export async function runRequests(request, n, inFlight, turns = false) {
   let next = 0
   const worker = async () => {
-    while (next++ < n) await (await request()).arrayBuffer()
+    while (next++ < n) {
+      await (await request()).arrayBuffer()
+      if (turns) await nextTurn()
+    }
   }
   await Promise.all(Array.from({ length: inFlight }, worker))
 }

@@ -16,6 +16,7 @@ const argv = globalThis.Deno ? ['', '', ...globalThis.Deno.args] : process.argv
 const ROUNDS = Number(option(argv, 'rounds', '5'))
 const REQUESTS = Number(option(argv, 'requests', '4000'))
 const IN_FLIGHT = Number(option(argv, 'in-flight', '50'))
+const TURNS = argv.includes('--turns')
 const before = option(argv, 'before', undefined)
 const fromBefore = (path) => import(pathToFileURL(`${before.replace(/\/$/, '')}/${path}`).href)
 const CASES = {
@@ -24,12 +25,12 @@ const CASES = {
   ...(before ? await roomCases(fromBefore, '@before') : {}),
 }
 
-const run = (request, n) => runRequests(request, n, IN_FLIGHT)
+const run = (request, n) => runRequests(request, n, IN_FLIGHT, TURNS)
 
 const asked = option(argv, 'cases', undefined)?.split(',')
 // --cases names the cases; with --before each room case named brings its `@before` twin.
 const cases = asked ? Object.keys(CASES).filter((c) => asked.includes(c.replace(/@before$/, ''))) : Object.keys(CASES)
 const times = await alternatingCpu(cases, (c, n) => run(CASES[c], n), { rounds: ROUNDS, requests: REQUESTS, warm: REQUESTS / 2 })
 const runtime = globalThis.Bun ? `bun ${globalThis.Bun.version}` : globalThis.Deno ? `deno ${globalThis.Deno.version.deno}` : `node ${process.version}`
-console.log(`${runtime}: CPU µs per request through app.fetch, ${IN_FLIGHT} in flight (${ROUNDS} rounds of ${REQUESTS}: median, lowest)`)
+console.log(`${runtime}: CPU µs per request through app.fetch, ${IN_FLIGHT} in flight${TURNS ? ' (a turn of the event loop each)' : ''} (${ROUNDS} rounds of ${REQUESTS}: median, lowest)`)
 for (const c of cases) console.log(`  ${c.padEnd(10)} ${String(round(median(times[c]), 1)).padStart(7)} ${String(round(Math.min(...times[c]), 1)).padStart(7)}   rounds ${times[c].map((t) => round(t, 1)).join(', ')}`)
