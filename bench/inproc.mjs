@@ -4,6 +4,7 @@
 // Steadier than req/s on a shared machine, and it runs on Bun and Deno too (ab.mjs is Node only).
 //
 //   node bench/inproc.mjs [--cases bare,empty,empty-cookie,admitted,new,queued,too-early] [--rounds 5] [--requests 4000]
+//                         [--in-flight 50] [--turns]   (--turns: a turn of the event loop per request and worker, as under a server)
 //   bun bench/inproc.mjs …          deno run -A bench/inproc.mjs …
 //   BENCH_DIST=/tmp/patched node bench/inproc.mjs        (another build)
 //   node bench/inproc.mjs --before /tmp/old/dist          (the room's cases from another build too, as
