@@ -4,69 +4,34 @@
 // Steadier than req/s on a shared machine, and it runs on Bun and Deno too (ab.mjs is Node only).
 //
 //   node bench/inproc.mjs [--cases bare,empty,empty-cookie,admitted,new,queued,too-early] [--rounds 5] [--requests 4000]
+//                         [--in-flight 50] [--turns]   (--turns: a turn of the event loop per request and worker, as under a server)
 //   bun bench/inproc.mjs …          deno run -A bench/inproc.mjs …
 //   BENCH_DIST=/tmp/patched node bench/inproc.mjs        (another build)
 //   node bench/inproc.mjs --before /tmp/old/dist          (the room's cases from another build too, as
 //                                                          `case@before`, alternating with them in one process)
 import { pathToFileURL } from 'node:url'
-import { Hono } from 'hono'
-import { alternatingCpu, benchRoomOptions, dist, median, option, round } from './lib.mjs'
+import { alternatingCpu, dist, median, option, round } from './lib.mjs'
+import { baseCases, roomCases, runRequests } from './inproc-cases.mjs'
 
 const argv = globalThis.Deno ? ['', '', ...globalThis.Deno.args] : process.argv
 const ROUNDS = Number(option(argv, 'rounds', '5'))
 const REQUESTS = Number(option(argv, 'requests', '4000'))
 const IN_FLIGHT = Number(option(argv, 'in-flight', '50'))
-const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
-const URL_ = 'http://127.0.0.1:8080/'
-const HEADERS = { 'user-agent': 'wrk', accept: '*/*' }
-
-const ok = (c) => c.text('ok')
-const get = (app, cookie) => app.fetch(new Request(URL_, { headers: cookie ? { ...HEADERS, cookie } : HEADERS }))
-const cookieOf = async (app) => (await get(app)).headers.get('set-cookie').split(';')[0]
-
-/** The room's cases served by the build whose modules `load` imports. */
-async function roomCases(load, suffix = '') {
-  const { waitingRoom } = await load('src/room/middleware.js')
-  const { memoryCoordinator } = await load('adapters/memory/index.js')
-  const roomApp = (open) => new Hono().use(waitingRoom(benchRoomOptions(open, SECRET, memoryCoordinator()))).get('/', ok)
-  const open = roomApp(true)
-  const full = roomApp(false)
-  await cookieOf(full) // the full room's one place
-  const admitted = await cookieOf(open)
-  const queued = await cookieOf(full)
-  return {
-    // The empty middleware given the admitted request itself (the cookie included): `admitted ÷ this` is the room's own cost.
-    ...(suffix ? {} : { 'empty-cookie': () => get(empty, admitted) }),
-    [`admitted${suffix}`]: () => get(open, admitted),
-    [`new${suffix}`]: () => get(open),
-    [`queued${suffix}`]: () => get(full),
-    [`too-early${suffix}`]: () => get(full, queued),
-  }
-}
-
-const bare = new Hono().get('/', ok)
-const empty = new Hono().use(async (_c, next) => await next()).get('/', ok)
+const TURNS = argv.includes('--turns')
 const before = option(argv, 'before', undefined)
 const fromBefore = (path) => import(pathToFileURL(`${before.replace(/\/$/, '')}/${path}`).href)
 const CASES = {
-  bare: () => get(bare),
-  empty: () => get(empty),
+  ...baseCases,
   ...(await roomCases(dist)),
   ...(before ? await roomCases(fromBefore, '@before') : {}),
 }
 
-async function run(request, n) {
-  let next = 0
-  const worker = async () => {
-    while (next++ < n) await (await request()).arrayBuffer()
-  }
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
-}
+const run = (request, n) => runRequests(request, n, IN_FLIGHT, TURNS)
 
 const asked = option(argv, 'cases', undefined)?.split(',')
 // --cases names the cases; with --before each room case named brings its `@before` twin.
 const cases = asked ? Object.keys(CASES).filter((c) => asked.includes(c.replace(/@before$/, ''))) : Object.keys(CASES)
 const times = await alternatingCpu(cases, (c, n) => run(CASES[c], n), { rounds: ROUNDS, requests: REQUESTS, warm: REQUESTS / 2 })
 const runtime = globalThis.Bun ? `bun ${globalThis.Bun.version}` : globalThis.Deno ? `deno ${globalThis.Deno.version.deno}` : `node ${process.version}`
-console.log(`${runtime}: CPU µs per request through app.fetch, ${IN_FLIGHT} in flight (${ROUNDS} rounds of ${REQUESTS}: median, lowest)`)
+console.log(`${runtime}: CPU µs per request through app.fetch, ${IN_FLIGHT} in flight${TURNS ? ' (a turn of the event loop each)' : ''} (${ROUNDS} rounds of ${REQUESTS}: median, lowest)`)
 for (const c of cases) console.log(`  ${c.padEnd(10)} ${String(round(median(times[c]), 1)).padStart(7)} ${String(round(Math.min(...times[c]), 1)).padStart(7)}   rounds ${times[c].map((t) => round(t, 1)).join(', ')}`)

@@ -7,8 +7,8 @@ import fc from 'fast-check'
 import Mustache from 'mustache'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { chooseLanguage, MESSAGES, messagesFor } from '../src/page/messages.ts'
-import { renderFromSkeleton, type View } from '../src/page/page-skeleton.ts'
-import { renderQueuePage, renderUncached, type TemplateVariables } from '../src/page/queue-page.ts'
+import { renderBytesFromSkeleton, renderFromSkeleton, type View } from '../src/page/page-skeleton.ts'
+import { renderQueuePage, renderQueuePageBytes, renderUncached, type TemplateVariables } from '../src/page/queue-page.ts'
 import { roomHarness } from './support/room-harness.ts'
 
 afterEach(() => vi.restoreAllMocks())
@@ -49,6 +49,20 @@ describe('renderFromSkeleton', () => {
         for (const [view, extras] of requests) expect(renderFromSkeleton(template, view, extras)).toBe(Mustache.render(template, { ...view, ...extras }))
       }),
       { numRuns: 300 },
+    )
+  })
+
+  it('as bytes: is the UTF-8 of Mustache.render, non-ASCII and lone surrogates at every boundary included', () => {
+    const encoder = new TextEncoder()
+    // Values and template text that pair into one character only when joined, and multi-byte text.
+    const tricky = fc.constantFrom('\uD83D', '\uDE00', '\uD83D\uDE00', 'é', '约 5 分钟', 'x\uD800', '\uDC00y')
+    const bytesView = fc.record(Object.fromEntries(NAMES.map((n) => [n, fc.oneof(valueArbitrary, tricky)])), { noNullPrototype: true }) as fc.Arbitrary<View>
+    const trickyTemplate = fc.tuple(templateArbitrary, tricky, templateArbitrary).map(([a, t, b]) => `${a}${t}${b}`)
+    fc.assert(
+      fc.property(fc.oneof(templateArbitrary, trickyTemplate), fc.array(bytesView, { minLength: 1, maxLength: 8 }), (template, views) => {
+        for (const view of views) expect(renderBytesFromSkeleton(template, view)).toEqual(encoder.encode(Mustache.render(template, view)))
+      }),
+      { numRuns: 400 },
     )
   })
 
@@ -121,7 +135,10 @@ describe('the queue page', () => {
     const custom = '<p>{{refreshIntervalSeconds}} {{waitTimeFormatted}} {{lastUpdated}}{{#isRandomQueue}} random{{/isRandomQueue}}</p>'
     fc.assert(
       fc.property(fc.array(fc.tuple(variablesArbitrary, fc.constantFrom(undefined, custom), fc.constantFrom(...Object.values(MESSAGES))), { minLength: 1, maxLength: 20 }), (requests) => {
-        for (const [variables, template, messages] of requests) expect(renderQueuePage(variables, template, messages)).toBe(renderUncached(variables, template, messages))
+        for (const [variables, template, messages] of requests) {
+          expect(renderQueuePage(variables, template, messages)).toBe(renderUncached(variables, template, messages))
+          expect(renderQueuePageBytes(variables, template, messages)).toEqual(new TextEncoder().encode(renderUncached(variables, template, messages)))
+        }
       }),
       { numRuns: 150 },
     )

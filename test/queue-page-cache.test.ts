@@ -17,6 +17,10 @@ vi.mock('../src/page/queue-page.ts', async (importOriginal) => {
       renders.count++
       return original.renderQueuePage(...args)
     },
+    renderQueuePageBytes: (...args: Parameters<typeof original.renderQueuePageBytes>) => {
+      renders.count++
+      return original.renderQueuePageBytes(...args)
+    },
   }
 })
 

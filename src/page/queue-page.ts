@@ -8,7 +8,7 @@
 import Mustache from 'mustache'
 import { DEFAULT_TEMPLATE } from './templates/default-page.ts'
 import { messagesFor, type Messages } from './messages.ts'
-import { renderFromSkeleton, type View } from './page-skeleton.ts'
+import { renderBytesFromSkeleton, renderFromSkeleton, type View } from './page-skeleton.ts'
 
 export interface TemplateVariables {
   inWaitingRoom: boolean
@@ -185,6 +185,12 @@ function updatedOf(iso: string, messages: Messages): string {
 export function renderQueuePage(variables: TemplateVariables, template: string | undefined, messages: Messages): string {
   if (template) return renderFromSkeleton(template, variables as unknown as View)
   return renderFromSkeleton(DEFAULT_TEMPLATE, variables as unknown as View, builtInExtras(variables, messages))
+}
+
+/** {@link renderQueuePage} as UTF-8, the bytes a queue answer sends (page-skeleton.ts `renderBytesFromSkeleton`). */
+export function renderQueuePageBytes(variables: TemplateVariables, template: string | undefined, messages: Messages): Uint8Array<ArrayBuffer> {
+  if (template) return renderBytesFromSkeleton(template, variables as unknown as View)
+  return renderBytesFromSkeleton(DEFAULT_TEMPLATE, variables as unknown as View, builtInExtras(variables, messages))
 }
 
 /** {@link renderQueuePage} through Mustache alone (for tests). */

@@ -9,7 +9,7 @@ import type { Context } from 'hono'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
 import { messagesFor, type Messages } from '../../page/messages.ts'
-import { renderQueuePage, type TemplateVariables } from '../../page/queue-page.ts'
+import { renderQueuePage, renderQueuePageBytes, type TemplateVariables } from '../../page/queue-page.ts'
 import { queueVariables, waitEstimate, type QueueContext, type WaitEstimate } from '../../page/queue-variables.ts'
 import { requestHeaderOf } from '../../ticket/cookie.ts'
 import type { Room } from '../room.ts'
@@ -47,7 +47,6 @@ interface Pages {
 const pagesOf = new WeakMap<Room, Pages>()
 /** Most pages kept at once (the refresh jitter and the buckets make a few dozen at most). */
 const MAX_PAGES = 256
-const encoder = new TextEncoder()
 
 function pageCache(room: Room, s: EffectiveSettings, now: number): Map<string, Uint8Array<ArrayBuffer>> {
   const second = Math.floor(now / 1000)
@@ -89,8 +88,7 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
   const key = `${messages.lang}\n${view.refresh}\n${view.bucketId}\n${view.newlyQueued}\n${view.reason}\n${Math.floor((view.lastCountedAt ?? now) / 1000)}\n${wait}\n${event}`
   let page = cache.get(key)
   if (page === undefined) {
-    // A fresh ArrayBuffer always (some runtimes' types say ArrayBufferLike).
-    page = encoder.encode(renderQueuePage(variablesOf(room, s, view, now, messages, estimate), s.template, messages)) as Uint8Array<ArrayBuffer>
+    page = renderQueuePageBytes(variablesOf(room, s, view, now, messages, estimate), s.template, messages)
     cache.set(key, page)
   }
   headers['content-type'] = HTML
