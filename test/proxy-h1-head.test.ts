@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { readAnswerHead } from '../src/proxy/h1-head.ts'
+import { readAnswerHead, readAnswerHeadKept } from '../src/proxy/h1-head.ts'
 import { originRequestHead, requestHead } from '../src/proxy/h1-text.ts'
 import { clientResponseHeaderList, headerListOf, isForwardingClaim, originRequestHeaders } from '../src/proxy/headers.ts'
 import { checkedHeadText, checkedStatus } from '../src/proxy/origin-validate.ts'
@@ -78,6 +78,24 @@ describe('the answer-head reader (h1-head.ts)', () => {
         expect(outcome(() => readAnswerHead(text))).toEqual(outcome(() => reference(text)))
       }),
       { numRuns: 3000 },
+    )
+  })
+
+  it('keeps a reading by its text: the same reading again (frozen), a refusal again, a long head never kept', () => {
+    fc.assert(
+      fc.property(headText, fc.integer({ min: 0, max: 3000 }), (text, pad) => {
+        // Padded past the memo's text bound now and then (a long header line): read each time, never kept.
+        const long = pad > 2100
+        const head = long ? `${text}\r\nX-Pad: ${'p'.repeat(pad)}` : text
+        const first = outcome(() => readAnswerHeadKept(head))
+        expect(first).toEqual(outcome(() => readAnswerHead(head)))
+        const again = outcome(() => readAnswerHeadKept(head))
+        expect(again).toEqual(first)
+        if (first === 'refused') return
+        expect(again === first).toBe(!long)
+        expect(Object.isFrozen(first) && Object.isFrozen(first.headers)).toBe(!long)
+      }),
+      { numRuns: 1500 },
     )
   })
 })

@@ -9,7 +9,7 @@ import type { Context } from 'hono'
 import { ContextClass, fastClientHeaders, fastForward, fetchRequestView, type FastForward, type FastSetup } from './fast.ts'
 import { applyOriginCommand } from '../room/pipeline/origin-command.ts'
 import { originFailure } from './failure.ts'
-import { hasHeader, type HeaderList } from './headers.ts'
+import { CF_COMMAND_HEADER, COMMAND_HEADER, hasHeader, type HeaderList } from './headers.ts'
 import { bunDial } from './h1-dial.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Answer, type H1Flow } from './h1-pool.ts'
 import type { H1Head } from './h1.ts'
@@ -21,6 +21,14 @@ export interface H1Forwarder {
   pool: H1Pool
   timeoutMs: number
   onOriginError: (error: unknown, request: Request) => void
+  /** The client's side of origin heads read lately, by their kept reading's header list ({@link clientLinesOf}). */
+  kept: WeakMap<HeaderList, ClientLines>
+}
+
+/** An origin head's lines as the client gets them: the Response's pairs, and whether they have a Content-Type. */
+interface ClientLines {
+  pairs: [string, string][]
+  typed: boolean
 }
 
 /**
@@ -39,7 +47,7 @@ export function h1Forwarder(transport: OriginTransport, origin: URL, timeoutMs: 
   const dial = exact && origin.protocol === 'http:' ? (exact.dial ?? bunDial()) : undefined
   if (!dial || !exact) return undefined
   const host = origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname
-  return { pool: new H1Pool(dial, host, Number(origin.port || 80), exact.keepAliveMs), timeoutMs, onOriginError }
+  return { pool: new H1Pool(dial, host, Number(origin.port || 80), exact.keepAliveMs), timeoutMs, onOriginError, kept: new WeakMap() }
 }
 
 /** Whether the fast path's client takes this request: no body, nothing asking for an interim answer. */
@@ -64,7 +72,7 @@ class Exchange implements H1Answer {
   private answered = false
   private done = false
   private answer: H1Head | undefined
-  private clientHeaders: HeaderList | undefined
+  private client: ClientLines | undefined
 
   constructor(
     private readonly h1: H1Forwarder,
@@ -76,9 +84,7 @@ class Exchange implements H1Answer {
   ) {}
 
   private respond(body: BodyInit | null): void {
-    const list = this.clientHeaders!
-    const pairs: [string, string][] = []
-    for (let i = 0; i + 1 < list.length; i += 2) pairs.push([list[i]!, list[i + 1]!])
+    const { pairs } = this.client!
     // The head was checked as it was read (./h1-head.ts: a head the proxy cannot pass on never gets here). Built
     // before `answered` is set: one a Response still cannot carry is a 502 here — called from the pool's end() too,
     // outside its error path — never a promise left unsettled.
@@ -96,7 +102,7 @@ class Exchange implements H1Answer {
 
   head(answer: H1Head): void {
     this.answer = answer
-    this.clientHeaders = fastClientHeaders(this.setup, this.c, this.fast, answer.headers)
+    this.client = clientLinesOf(this.h1, this.setup, this.c, this.fast, answer.headers)
     if (answer.length === 0) return this.respond(null)
     if (answer.length !== undefined && answer.length <= WHOLE_BODY_MAX) {
       this.chunks = []
@@ -119,7 +125,7 @@ class Exchange implements H1Answer {
 
   end(): void {
     const chunks = this.chunks
-    if (chunks) return this.respond(untyped((chunks.length === 1 ? chunks[0]! : concat(chunks, this.answer!.length!)) as Uint8Array<ArrayBuffer>, this.clientHeaders!))
+    if (chunks) return this.respond(untyped((chunks.length === 1 ? chunks[0]! : concat(chunks, this.answer!.length!)) as Uint8Array<ArrayBuffer>, this.client!.typed))
     if (!this.done) this.controller?.close()
     this.done = true
   }
@@ -138,9 +144,28 @@ class Exchange implements H1Answer {
 }
 
 /** Bytes as a Response body that gets no Content-Type the origin did not send (see {@link untypedBody}). */
-function untyped(bytes: Uint8Array<ArrayBuffer>, headers: HeaderList): BodyInit {
-  return hasHeader(headers, 'content-type') ? bytes : untypedBody(bytes)
+function untyped(bytes: Uint8Array<ArrayBuffer>, typed: boolean): BodyInit {
+  return typed ? bytes : untypedBody(bytes)
 }
+
+/**
+ * The client's lines for an origin head's `list` (./fast.ts `fastClientHeaders`). A kept reading's list (frozen:
+ * ./h1-head.ts `readAnswerHeadKept`, the same list for the same head) keeps its client lines too, unless they
+ * depend on the request: a Location (pointed at the proxy this request came through) or an origin command.
+ */
+function clientLinesOf(h1: H1Forwarder, setup: FastSetup, c: Context, fast: FastForward, list: HeaderList): ClientLines {
+  const kept = h1.kept.get(list)
+  if (kept) return kept
+  const own = fastClientHeaders(setup, c, fast, list)
+  const pairs: [string, string][] = []
+  for (let i = 0; i + 1 < own.length; i += 2) pairs.push([own[i]!, own[i + 1]!])
+  const lines = { pairs, typed: hasHeader(own, 'content-type') }
+  if (Object.isFrozen(list) && !REQUEST_BOUND.some((name) => hasHeader(list, name))) h1.kept.set(list, lines)
+  return lines
+}
+
+/** Origin header lines whose rewriting for the client depends on the request (fastClientHeaders). */
+const REQUEST_BOUND = ['location', COMMAND_HEADER, CF_COMMAND_HEADER]
 
 function concat(chunks: Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(length)

@@ -111,3 +111,27 @@ export function readAnswerHead(text: string): ReadHead {
   }
   return head
 }
+
+/** Heads longer than this are read each time, never kept (a memo of a few long heads could hold megabytes). */
+const MEMO_TEXT_MAX = 2048
+/** How many heads are kept: an origin answers with few distinct heads at a time; past this the memo starts over. */
+const MEMO_MAX = 128
+const memo = new Map<string, ReadHead>()
+
+/**
+ * {@link readAnswerHead} for a head read lately from the same text: the same (frozen) reading. An origin sends
+ * the same head for many answers in a row (its Date changes once a second), and a head's reading depends on its
+ * text alone; on Bun the reading, and the rewriting of its header lines for the client that follows it
+ * (./fast-h1.ts keys that by this reading), were a good part of the proxy's own JavaScript per request. A head
+ * refused is never kept: the same text is refused again. Bounded by count and by text length.
+ */
+export function readAnswerHeadKept(text: string): ReadHead {
+  let head = memo.get(text)
+  if (head !== undefined) return head
+  head = readAnswerHead(text)
+  if (text.length > MEMO_TEXT_MAX) return head
+  if (memo.size >= MEMO_MAX) memo.clear()
+  Object.freeze(head.headers)
+  memo.set(text, Object.freeze(head))
+  return head
+}

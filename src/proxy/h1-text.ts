@@ -56,8 +56,10 @@ export function originRequestHead(method: string, path: string, headers: Headers
   const connection = headers.get('connection')
   const named = connection === null ? undefined : connectionNamedOf(connection)
   let lines = `Host: ${originHost}\r\n`
-  // Fetch Headers' names are lower-case already.
-  for (const [name, value] of headers) if (crosses(name, forwarded, named)) lines += `${name}: ${value}\r\n`
+  // Fetch Headers' names are lower-case already. forEach, not for…of: no entry array and iterator result per line (half the cost on Bun).
+  headers.forEach((value, name) => {
+    if (crosses(name, forwarded, named)) lines += `${name}: ${value}\r\n`
+  })
   if (forwarded.chain.length > 0) lines += `X-Forwarded-For: ${forwarded.chain.join(', ')}\r\n`
   lines += `X-Forwarded-Proto: ${forwarded.proto}\r\n`
   if (forwarded.host) lines += `X-Forwarded-Host: ${forwarded.host}\r\n`

@@ -8,7 +8,7 @@
  * skips them. Anything it does not understand is an error (the proxy answers 502), never a guess.
  */
 import type { HeaderList } from './headers.ts'
-import { readAnswerHead } from './h1-head.ts'
+import { readAnswerHeadKept } from './h1-head.ts'
 import { H1ProtocolError, headText } from './h1-text.ts'
 
 export { H1ProtocolError } from './h1-text.ts'
@@ -176,8 +176,8 @@ export class H1Reader {
       return -1
     }
     this.scanned = 0
-    // Read and checked once (./h1-head.ts): whoever passes this head on need not look at it again.
-    const head = readAnswerHead(headText(bytes, at, end - 4))
+    // Read and checked once (./h1-head.ts; the same text read lately: its kept reading): whoever passes this head on need not look at it again.
+    const head = readAnswerHeadKept(headText(bytes, at, end - 4))
     const { status: code, length, chunked, transferEncoding, close } = head
     if (code < 200) {
       if (code === 101) throw new H1ProtocolError('the origin switched protocols unasked')
