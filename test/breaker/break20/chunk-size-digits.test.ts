@@ -9,8 +9,8 @@
  * neither the body nor a 502. Generated: sizes 1-300, 13-20 digits, upper and lower case.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { admitted, mint, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS } from './targets.ts'
+import { admitted, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
+import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
 
 /** A deterministic generator (no seed of Math.random): mulberry32. */
 function rng(seed: number): () => number {
@@ -43,7 +43,7 @@ for (const target of TARGETS) {
         socket.write(cases[k]?.reply ?? 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
       })
       port = (await startTarget(target, origin.url)).port
-      ticket = await mint(port)
+      ticket = await ticketFor(port)
     }, 30_000)
     afterAll(() => { stopTargets(); origin?.close() })
 

@@ -10,8 +10,8 @@
  * 502 on HEAD — a fair refusal); the CLI on Bun passes the other three (guards here).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { admitted, mint, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS } from './targets.ts'
+import { admitted, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
+import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
 
 const HEADS: Record<string, { reply: string; length: string | null }> = {
   chunked: { reply: 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n', length: null },
@@ -38,7 +38,7 @@ for (const target of TARGETS) {
         socket.write(k !== null && HEADS[k] ? HEADS[k].reply : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
       })
       port = (await startTarget(target, origin.url)).port
-      ticket = await mint(port)
+      ticket = await ticketFor(port)
     }, 30_000)
     afterAll(() => { stopTargets(); origin?.close() })
 

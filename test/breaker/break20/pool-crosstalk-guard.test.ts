@@ -11,8 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Socket } from 'node:net'
-import { admitted, mint, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS } from './targets.ts'
+import { admitted, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
+import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
 
 const GOOD: Record<string, (id: string) => string> = {
   length: (id) => `HTTP/1.1 200 OK\r\nContent-Length: ${id.length}\r\n\r\n${id}`,
@@ -60,7 +60,7 @@ for (const target of TARGETS) {
         answer(socket, kind, `<${url.searchParams.get('id')}>`)
       })
       port = (await startTarget(target, origin.url)).port
-      ticket = await mint(port)
+      ticket = await ticketFor(port)
     }, 30_000)
     afterAll(() => { stopTargets(); origin?.close() })
 

@@ -7,8 +7,8 @@
  * and the next request goes through as usual.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mint, raw, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS } from './targets.ts'
+import { raw, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
+import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
 
 const HIDDEN = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n'
 const CHUNKED = `${HIDDEN.length.toString(16)}\r\n${HIDDEN}\r\n0\r\n\r\n`
@@ -30,7 +30,7 @@ for (const target of TARGETS) {
     beforeAll(async () => {
       origin = await rawOrigin((socket) => void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'))
       port = (await startTarget(target, origin.url)).port
-      ticket = await mint(port)
+      ticket = await ticketFor(port)
     }, 30_000)
     afterAll(() => { stopTargets(); origin?.close() })
 

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
-import { BUN, startCli, stopAll as stopClis, type Cli } from '../breakh1/helpers.ts'
+import { BUN, mint, startCli, stopAll as stopClis, type Cli } from '../breakh1/helpers.ts'
 
 export type Target = 'node-cli' | 'bun-cli' | 'bun-serve'
 export const TARGETS: Target[] = ['node-cli', 'bun-cli', 'bun-serve']
@@ -39,4 +39,15 @@ export function stopTargets(): void {
   for (const c of children) c.kill('SIGKILL')
   children.clear()
   stopClis()
+}
+
+/** An admitted ticket (../breakh1/helpers.ts `mint`), asked again while a cold proxy on a loaded machine answers past mint's 400 ms wait. */
+export async function ticketFor(port: number): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await mint(port)
+    } catch (error) {
+      if (attempt === 5) throw error
+    }
+  }
 }

@@ -10,8 +10,8 @@
  */
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { admitted, mint, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS } from './targets.ts'
+import { admitted, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
+import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
 
 const TEXT = 'hello, world '.repeat(20)
 const GZ = gzipSync(TEXT)
@@ -48,7 +48,7 @@ for (const target of TARGETS) {
         socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${GZ.length.toString(16)}\r\n`), GZ, Buffer.from('\r\n0\r\n\r\n')]))
       })
       port = (await startTarget(target, origin.url)).port
-      ticket = await mint(port)
+      ticket = await ticketFor(port)
     }, 30_000)
     afterAll(() => { stopTargets(); origin?.close() })
 

@@ -10,8 +10,8 @@
  * Expected: the origin's bytes until close (as node:http) or a 502 — never a different body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { admitted, mint, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS } from './targets.ts'
+import { admitted, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
+import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
 
 const CODINGS = ['xchunked', 'notchunked', 'gzip, x-chunked']
 const SENT = '2\r\nok\r\n0\r\n\r\nmore'
@@ -45,7 +45,7 @@ for (const target of TARGETS) {
         socket.end(`HTTP/1.1 200 OK\r\nTransfer-Encoding: ${CODINGS[Number(k)]}\r\n\r\n${SENT}`) // the body runs until close
       })
       port = (await startTarget(target, origin.url)).port
-      ticket = await mint(port)
+      ticket = await ticketFor(port)
     }, 30_000)
     afterAll(() => { stopTargets(); origin?.close() })
 
