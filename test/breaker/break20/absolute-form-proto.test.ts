@@ -9,33 +9,25 @@
  * issue 14 item 6. The request line is the client's to write as much as X-Forwarded-Proto is. Expected: what the
  * listener is (http), whatever scheme the request target names.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { raw, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
+import { describe, expect, it } from 'vitest'
+import { raw } from '../breakh1/helpers.ts'
+import { proxied, TARGETS } from './targets.ts'
 
 const FORMS = ['https://shop.example/x', 'HTTPS://shop.example/x', 'https://shop.example:443/x?q=1', 'https://evil.example/x']
 
 for (const target of TARGETS) {
   describe(`break20 an absolute-form https target on a plain-http listener (${target})`, () => {
-    let origin: RawOrigin
-    let port = 0
-    let ticket = ''
-    beforeAll(async () => {
-      origin = await rawOrigin((socket) => void socket.write(`HTTP/1.1 302 Found\r\nLocation: ${origin.url}/next\r\nContent-Length: 2\r\n\r\nok`))
-      port = (await startTarget(target, origin.url)).port
-      ticket = await ticketFor(port)
-    }, 30_000)
-    afterAll(() => { stopTargets(); origin?.close() })
+    const p = proxied(target, (socket) => void socket.write(`HTTP/1.1 302 Found\r\nLocation: ${p.origin.url}/next\r\nContent-Length: 2\r\n\r\nok`))
 
     for (const form of FORMS) {
       for (const user of ['new', 'admitted'] as const) {
         it(`${user} user, GET ${form}: the origin is told http, no Secure cookie, an http Location`, async () => {
-          const before = origin.heads.length
-          const cookie = user === 'admitted' ? `Cookie: __wroom=${ticket}\r\n` : ''
-          const answer = await raw(port, `GET ${form} HTTP/1.1\r\nHost: shop.example\r\n${cookie}Connection: close\r\n\r\n`, 800)
+          const before = p.origin.heads.length
+          const cookie = user === 'admitted' ? `Cookie: __wroom=${p.ticket}\r\n` : ''
+          const answer = await raw(p.port, `GET ${form} HTTP/1.1\r\nHost: shop.example\r\n${cookie}Connection: close\r\n\r\n`, 800)
           if (answer.startsWith('HTTP/1.1 400 ')) return // refusing the form outright is fair too
           expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 302 Found')
-          const told = origin.heads.slice(before).map(([, head]) => /\r\nX-Forwarded-Proto: ([^\r]*)/i.exec(head)?.[1])
+          const told = p.origin.heads.slice(before).map(([, head]) => /\r\nX-Forwarded-Proto: ([^\r]*)/i.exec(head)?.[1])
           expect(told).toEqual(['http'])
           expect(/\r\nlocation: ([^\r]*)/i.exec(answer)?.[1]).toBe('http://shop.example/next')
           const setCookie = /\r\nset-cookie: (__wroom=[^\r]*)/i.exec(answer)?.[1]

@@ -8,22 +8,13 @@
  * passed on as sent"; "Anything it does not understand is an error (the proxy answers 502), never a guess" — here
  * neither the body nor a 502. Generated: sizes 1-300, 13-20 digits, upper and lower case.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { admitted, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
+import { describe, expect, it } from 'vitest'
+import { admitted } from '../breakh1/helpers.ts'
+import { proxied, seededRandom, TARGETS } from './targets.ts'
 
-/** A deterministic generator (no seed of Math.random): mulberry32. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const cases = Array.from({ length: 6 }, (_, i) => {
-  const r = rng(20 + i)
+  const r = seededRandom(`break20-chunk-${i}`)
   const size = 1 + Math.floor(r() * 300)
   const digits = 13 + Math.floor(r() * 8)
   const hex = size.toString(16)
@@ -34,23 +25,15 @@ const cases = Array.from({ length: 6 }, (_, i) => {
 
 for (const target of TARGETS) {
   describe(`break20 chunk sizes with leading zeros (${target})`, () => {
-    let origin: RawOrigin
-    let port = 0
-    let ticket = ''
-    beforeAll(async () => {
-      origin = await rawOrigin((socket, head) => {
-        const k = Number(new URL(head.split(' ')[1]!, 'http://x').searchParams.get('k'))
-        socket.write(cases[k]?.reply ?? 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+    const p = proxied(target, (socket, head) => {
+      const k = Number(new URL(head.split(' ')[1]!, 'http://x').searchParams.get('k'))
+      socket.write(cases[k]?.reply ?? 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
       })
-      port = (await startTarget(target, origin.url)).port
-      ticket = await ticketFor(port)
-    }, 30_000)
-    afterAll(() => { stopTargets(); origin?.close() })
 
     cases.forEach(({ size, line, body }, k) => {
       it(`chunk-size line ${line} (${size} bytes): the client gets 200 and the body, as on the node:http path`, async () => {
-        const reference = await admitted(port, ticket, `/c?k=${k}`, { body: true, idleMs: 800 })
-        const fast = await admitted(port, ticket, `/c?k=${k}`, { idleMs: 800 })
+        const reference = await admitted(p.port, p.ticket, `/c?k=${k}`, { body: true, idleMs: 800 })
+        const fast = await admitted(p.port, p.ticket, `/c?k=${k}`, { idleMs: 800 })
         const decoded = (a: string) => a.split('\r\n')[0] + ' ' + (a.includes(body) ? 'body' : 'no body')
         if (target !== 'bun-serve') expect(decoded(reference)).toBe('HTTP/1.1 200 OK body') // the node:http path, as a control (Bun.serve answers a GET with a body 501)
         expect(decoded(fast), JSON.stringify(fast.slice(0, 200))).toBe('HTTP/1.1 200 OK body')

@@ -9,9 +9,9 @@
  * invented. The CLI on Node passes them all (its repeated length: as sent, or a
  * 502 on HEAD — a fair refusal); the CLI on Bun passes the other three (guards here).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { admitted, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
+import { describe, expect, it } from 'vitest'
+import { admitted } from '../breakh1/helpers.ts'
+import { proxied, TARGETS } from './targets.ts'
 
 const HEADS: Record<string, { reply: string; length: string | null }> = {
   chunked: { reply: 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n', length: null },
@@ -29,22 +29,14 @@ function lengthOf(answer: string): string | null {
 
 for (const target of TARGETS) {
   describe(`break20 HEAD answers keep the origin's length (${target})`, () => {
-    let origin: RawOrigin
-    let port = 0
-    let ticket = ''
-    beforeAll(async () => {
-      origin = await rawOrigin((socket, head) => {
-        const k = new URL(head.split(' ')[1]!, 'http://x').searchParams.get('k')
-        socket.write(k !== null && HEADS[k] ? HEADS[k].reply : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+    const p = proxied(target, (socket, head) => {
+      const k = new URL(head.split(' ')[1]!, 'http://x').searchParams.get('k')
+      socket.write(k !== null && HEADS[k] ? HEADS[k].reply : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
       })
-      port = (await startTarget(target, origin.url)).port
-      ticket = await ticketFor(port)
-    }, 30_000)
-    afterAll(() => { stopTargets(); origin?.close() })
 
     for (const [name, { length }] of Object.entries(HEADS)) {
       it(`HEAD, origin answers with ${name}: the client's Content-Length is ${length ?? 'absent'}`, async () => {
-        const answer = await admitted(port, ticket, `/h?k=${encodeURIComponent(name)}`, { method: 'HEAD', idleMs: 600 })
+        const answer = await admitted(p.port, p.ticket, `/h?k=${encodeURIComponent(name)}`, { method: 'HEAD', idleMs: 600 })
         // A repeated Content-Length may fairly be refused (node:http's client does): a 502 then. Never another length.
         if (name === 'content-length twice' && answer.startsWith('HTTP/1.1 502 ')) return
         expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK')

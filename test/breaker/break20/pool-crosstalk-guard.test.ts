@@ -9,10 +9,10 @@
  * (An origin's stray bytes in a LATER packet, after the next request went out, are the README's known limit: not
  * generated here.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Socket } from 'node:net'
-import { admitted, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
+import { admitted } from '../breakh1/helpers.ts'
+import { proxied, seededRandom, TARGETS } from './targets.ts'
 
 const GOOD: Record<string, (id: string) => string> = {
   length: (id) => `HTTP/1.1 200 OK\r\nContent-Length: ${id.length}\r\n\r\n${id}`,
@@ -28,14 +28,6 @@ const BAD: Record<string, (id: string) => string> = {
 }
 const KINDS = [...Object.keys(GOOD), ...Object.keys(BAD), 'close', 'reset', 'reset mid-body']
 
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 function answer(socket: Socket, kind: string, id: string): void {
   if (kind === 'close') return void socket.end(`HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n${id}`)
@@ -49,29 +41,21 @@ function answer(socket: Socket, kind: string, id: string): void {
 
 for (const target of TARGETS) {
   describe(`break20 kept-alive origin connections never cross answers (${target})`, () => {
-    let origin: RawOrigin
-    let port = 0
-    let ticket = ''
-    beforeAll(async () => {
-      origin = await rawOrigin((socket, head) => {
-        const url = new URL(head.split(' ')[1]!, 'http://x')
-        const kind = url.searchParams.get('kind')
-        if (!kind) return void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
-        answer(socket, kind, `<${url.searchParams.get('id')}>`)
+    const p = proxied(target, (socket, head) => {
+      const url = new URL(head.split(' ')[1]!, 'http://x')
+      const kind = url.searchParams.get('kind')
+      if (!kind) return void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+      answer(socket, kind, `<${url.searchParams.get('id')}>`)
       })
-      port = (await startTarget(target, origin.url)).port
-      ticket = await ticketFor(port)
-    }, 30_000)
-    afterAll(() => { stopTargets(); origin?.close() })
 
     for (const seed of [1, 2, 3]) {
       it(`seed ${seed}: every client gets its own answer, a 502 or a cut connection`, async () => {
-        const random = rng(seed * 7919)
+        const random = seededRandom(`break20-pool-${seed}`)
         const plan = Array.from({ length: 120 }, (_, i) => ({ id: `s${seed}r${i}`, kind: KINDS[Math.floor(random() * KINDS.length)]! }))
         const problems: string[] = []
         for (let i = 0; i < plan.length; i += 8) {
           await Promise.all(plan.slice(i, i + 8).map(async ({ id, kind }) => {
-            const got = await admitted(port, ticket, `/p?kind=${encodeURIComponent(kind)}&id=${id}`, { idleMs: 400 })
+            const got = await admitted(p.port, p.ticket, `/p?kind=${encodeURIComponent(kind)}&id=${id}`, { idleMs: 1500 })
             const names = [...got.matchAll(/<(s\d+r\d+)>/g)].map((m) => m[1])
             if (names.some((n) => n !== id) || got.includes('EVIL')) problems.push(`${kind} ${id}: got ${JSON.stringify(got.slice(-80))}`)
             const whole = kind in GOOD || kind === 'close'

@@ -6,9 +6,9 @@
  * the proxy on every target (the Node CLI, the CLI on Bun, Bun.serve): the origin never sees the hidden request,
  * and the next request goes through as usual.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { raw, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
+import { describe, expect, it } from 'vitest'
+import { raw } from '../breakh1/helpers.ts'
+import { proxied, TARGETS } from './targets.ts'
 
 const HIDDEN = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n'
 const CHUNKED = `${HIDDEN.length.toString(16)}\r\n${HIDDEN}\r\n0\r\n\r\n`
@@ -24,25 +24,17 @@ const FRAMINGS: Record<string, string> = {
 
 for (const target of TARGETS) {
   describe(`break20 ambiguous request framing (${target})`, () => {
-    let origin: RawOrigin
-    let port = 0
-    let ticket = ''
-    beforeAll(async () => {
-      origin = await rawOrigin((socket) => void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'))
-      port = (await startTarget(target, origin.url)).port
-      ticket = await ticketFor(port)
-    }, 30_000)
-    afterAll(() => { stopTargets(); origin?.close() })
+    const p = proxied(target, (socket) => void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'))
 
     for (const [name, framing] of Object.entries(FRAMINGS)) {
       for (const method of ['POST', 'GET']) {
         it(`${method} with ${name}: 400, and the origin never sees the hidden request`, async () => {
-          const before = origin.heads.length
-          const answer = await raw(port, `${method} /s HTTP/1.1\r\nHost: shop.example\r\nCookie: __wroom=${ticket}\r\n${framing}`, 400)
-          const after = await raw(port, `GET /after HTTP/1.1\r\nHost: shop.example\r\nCookie: __wroom=${ticket}\r\nConnection: close\r\n\r\n`, 300)
+          const before = p.origin.heads.length
+          const answer = await raw(p.port, `${method} /s HTTP/1.1\r\nHost: shop.example\r\nCookie: __wroom=${p.ticket}\r\n${framing}`, 400)
+          const after = await raw(p.port, `GET /after HTTP/1.1\r\nHost: shop.example\r\nCookie: __wroom=${p.ticket}\r\nConnection: close\r\n\r\n`, 300)
           expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request')
           expect(after.split('\r\n')[0]).toBe('HTTP/1.1 200 OK')
-          expect(origin.heads.slice(before).map(([, head]) => head.split('\r\n')[0])).toEqual(['GET /after HTTP/1.1'])
+          expect(p.origin.heads.slice(before).map(([, head]) => head.split('\r\n')[0])).toEqual(['GET /after HTTP/1.1'])
         }, 10_000)
       }
     }

@@ -8,18 +8,10 @@
  * Host and X-Forwarded-For are exactly the client's passing lines, byte for byte. Bun.serve: as the README says
  * (names lower-cased, repeats merged with ", ", Bun's order), the same names and bytes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { raw, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
+import { describe, expect, it } from 'vitest'
+import { raw } from '../breakh1/helpers.ts'
+import { proxied, seededRandom, TARGETS } from './targets.ts'
 
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const DROPPED = ['TE: trailers', 'Keep-Alive: timeout=5', 'Proxy-Authorization: Basic eA==', 'X-Forwarded-For: 6.6.6.6', 'Forwarded: for=6.6.6.6;proto=https', 'X-Forwarded-Proto: https', 'X-Forwarded-Host: evil.example', 'X-Real-IP: 6.6.6.6', 'True-Client-IP: 6.6.6.6', 'Waiting-Room-Command: revoke', 'wAITING-rOOM-cOMMAND: revoke', 'Cf-Waiting-Room-Command: revoke']
 
@@ -63,27 +55,19 @@ function asBunHolds(lines: string[]): string[] {
 
 for (const target of TARGETS) {
   describe(`break20 request header lines reach the origin as sent (${target})`, () => {
-    let origin: RawOrigin
-    let port = 0
-    let ticket = ''
-    beforeAll(async () => {
-      origin = await rawOrigin((socket) => void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'))
-      port = (await startTarget(target, origin.url)).port
-      ticket = await ticketFor(port)
-    }, 30_000)
-    afterAll(() => { stopTargets(); origin?.close() })
+    const p = proxied(target, (socket) => void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'))
 
     for (const seed of [1, 2, 3, 4]) {
       for (const body of target === 'bun-serve' ? [false] : [false, true]) {
         it(`seed ${seed}, ${body ? 'with a body (node:http)' : 'bodiless (fast path)'}`, async () => {
-          const random = rng(seed * 104729 + (body ? 1 : 0))
+          const random = seededRandom(`break20-headers-${seed}-${body}`)
           for (let n = 0; n < 12; n++) {
             const set = headerSet(random)
-            const before = origin.heads.length
-            const request = `${body ? 'POST' : 'GET'} /h?n=${n} HTTP/1.1\r\nHost: shop.example\r\nCookie: __wroom=${ticket}\r\n${set.map(([l]) => `${l}\r\n`).join('')}${body ? 'Content-Length: 1\r\n' : ''}\r\n${body ? 'z' : ''}`
-            const answer = await raw(port, Buffer.from(request, 'latin1'), 300)
+            const before = p.origin.heads.length
+            const request = `${body ? 'POST' : 'GET'} /h?n=${n} HTTP/1.1\r\nHost: shop.example\r\nCookie: __wroom=${p.ticket}\r\n${set.map(([l]) => `${l}\r\n`).join('')}${body ? 'Content-Length: 1\r\n' : ''}\r\n${body ? 'z' : ''}`
+            const answer = await raw(p.port, Buffer.from(request, 'latin1'), 300)
             expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK')
-            const heads = origin.heads.slice(before)
+            const heads = p.origin.heads.slice(before)
             expect(heads.length).toBe(1)
             const want = set.filter(([, passes]) => passes).map(([l]) => l.replace(/[ \t]+$/, ''))
             const got = passedLines(heads[0]![1])

@@ -6,10 +6,10 @@
  * status line, header lines (repeated Set-Cookie, a Latin-1 value), body. On the Node CLI, the CLI on Bun and
  * Bun.serve, through the fast path's own client (the new one-pass head reader, src/proxy/h1-head.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { admitted, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
+import { admitted } from '../breakh1/helpers.ts'
+import { proxied, TARGETS } from './targets.ts'
 
 const SHAPES: Record<string, string> = {
   length: 'HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nX-Latin: caf\xe9\xff\r\nSet-Cookie: b=2\r\nContent-Length: 5\r\n\r\nhello',
@@ -38,34 +38,26 @@ function normal(answer: string, originLength: boolean): string {
 
 for (const target of TARGETS) {
   describe(`break20 answers split at every byte (${target})`, () => {
-    let origin: RawOrigin
-    let port = 0
-    let ticket = ''
-    beforeAll(async () => {
-      origin = await rawOrigin(async (socket, head) => {
-        socket.setNoDelay(true)
-        const url = new URL(head.split(' ')[1]!, 'http://x')
-        const shape = SHAPES[url.searchParams.get('shape') ?? '']
-        if (!shape) return void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
-        const bytes = Buffer.from(shape, 'latin1')
-        const cut = Number(url.searchParams.get('cut') ?? bytes.length)
-        socket.write(bytes.subarray(0, cut))
-        await sleep(3)
-        if (cut < bytes.length) socket.write(bytes.subarray(cut))
+    const p = proxied(target, async (socket, head) => {
+      socket.setNoDelay(true)
+      const url = new URL(head.split(' ')[1]!, 'http://x')
+      const shape = SHAPES[url.searchParams.get('shape') ?? '']
+      if (!shape) return void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+      const bytes = Buffer.from(shape, 'latin1')
+      const cut = Number(url.searchParams.get('cut') ?? bytes.length)
+      socket.write(bytes.subarray(0, cut))
+      await sleep(3)
+      if (cut < bytes.length) socket.write(bytes.subarray(cut))
       })
-      port = (await startTarget(target, origin.url)).port
-      ticket = await ticketFor(port)
-    }, 30_000)
-    afterAll(() => { stopTargets(); origin?.close() })
 
     for (const [name, shape] of Object.entries(SHAPES)) {
       it(`${name}: every cut gives the client the answer the whole packet gives`, async () => {
         const framed = /\r\ncontent-length:/i.test(shape)
-        const whole = normal(await admitted(port, ticket, `/s?shape=${name}`, { idleMs: 300 }), framed)
+        const whole = normal(await admitted(p.port, p.ticket, `/s?shape=${name}`, { idleMs: 300 }), framed)
         expect(whole).toContain('hello')
         const differ: string[] = []
         for (let cut = 1; cut < shape.length; cut++) {
-          const got = normal(await admitted(port, ticket, `/s?shape=${name}&cut=${cut}`, { idleMs: 300 }), framed)
+          const got = normal(await admitted(p.port, p.ticket, `/s?shape=${name}&cut=${cut}`, { idleMs: 300 }), framed)
           if (got !== whole) differ.push(`cut ${cut} (${JSON.stringify(shape.slice(Math.max(0, cut - 6), cut))}|${JSON.stringify(shape.slice(cut, cut + 6))}): ${JSON.stringify(got.slice(0, 160))}`)
         }
         expect(differ).toEqual([])

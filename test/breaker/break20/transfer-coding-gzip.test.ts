@@ -9,9 +9,9 @@
  * its gzip bytes still labelled (either header), or a 502 — never unlabelled gzip.
  */
 import { gunzipSync, gzipSync } from 'node:zlib'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { admitted, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
+import { describe, expect, it } from 'vitest'
+import { admitted } from '../breakh1/helpers.ts'
+import { proxied, TARGETS } from './targets.ts'
 
 const TEXT = 'hello, world '.repeat(20)
 const GZ = gzipSync(TEXT)
@@ -39,22 +39,14 @@ function meaning(answer: string): string {
 
 for (const target of TARGETS) {
   describe(`break20 Transfer-Encoding: gzip, chunked (${target})`, () => {
-    let origin: RawOrigin
-    let port = 0
-    let ticket = ''
-    beforeAll(async () => {
-      origin = await rawOrigin((socket, head) => {
-        if (!head.includes('/gz')) return void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
-        socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${GZ.length.toString(16)}\r\n`), GZ, Buffer.from('\r\n0\r\n\r\n')]))
+    const p = proxied(target, (socket, head) => {
+      if (!head.includes('/gz')) return void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+      socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${GZ.length.toString(16)}\r\n`), GZ, Buffer.from('\r\n0\r\n\r\n')]))
       })
-      port = (await startTarget(target, origin.url)).port
-      ticket = await ticketFor(port)
-    }, 30_000)
-    afterAll(() => { stopTargets(); origin?.close() })
 
     for (const body of target === 'bun-serve' ? [false] : [false, true]) {
       it(`${body ? 'the node:http path' : 'the fast path'}: the client can read the text the origin sent`, async () => {
-        const answer = await admitted(port, ticket, '/gz', { body, idleMs: 800 })
+        const answer = await admitted(p.port, p.ticket, '/gz', { body, idleMs: 800 })
         expect(meaning(answer), JSON.stringify(answer.slice(0, 200))).toBe(TEXT)
       }, 10_000)
     }

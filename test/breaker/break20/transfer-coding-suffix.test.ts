@@ -9,9 +9,9 @@
  * README: "body bytes passed on as sent"; "Anything it does not understand is an error …, never a guess".
  * Expected: the origin's bytes until close (as node:http) or a 502 — never a different body.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { admitted, rawOrigin, type RawOrigin } from '../breakh1/helpers.ts'
-import { startTarget, stopTargets, TARGETS, ticketFor } from './targets.ts'
+import { describe, expect, it } from 'vitest'
+import { admitted } from '../breakh1/helpers.ts'
+import { proxied, TARGETS } from './targets.ts'
 
 const CODINGS = ['xchunked', 'notchunked', 'gzip, x-chunked']
 const SENT = '2\r\nok\r\n0\r\n\r\nmore'
@@ -35,27 +35,19 @@ function bodyOf(answer: string): string {
 
 for (const target of TARGETS) {
   describe(`break20 Transfer-Encoding ending in "chunked" but not chunked (${target})`, () => {
-    let origin: RawOrigin
-    let port = 0
-    let ticket = ''
-    beforeAll(async () => {
-      origin = await rawOrigin((socket, head) => {
-        const k = new URL(head.split(' ')[1]!, 'http://x').searchParams.get('k')
-        if (k === null) return void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
-        socket.end(`HTTP/1.1 200 OK\r\nTransfer-Encoding: ${CODINGS[Number(k)]}\r\n\r\n${SENT}`) // the body runs until close
+    const p = proxied(target, (socket, head) => {
+      const k = new URL(head.split(' ')[1]!, 'http://x').searchParams.get('k')
+      if (k === null) return void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+      socket.end(`HTTP/1.1 200 OK\r\nTransfer-Encoding: ${CODINGS[Number(k)]}\r\n\r\n${SENT}`) // the body runs until close
       })
-      port = (await startTarget(target, origin.url)).port
-      ticket = await ticketFor(port)
-    }, 30_000)
-    afterAll(() => { stopTargets(); origin?.close() })
 
     CODINGS.forEach((coding, k) => {
       it(`Transfer-Encoding: ${coding}: the client gets the bytes the origin sent until close, or a 502`, async () => {
         if (target !== 'bun-serve') {
-          const reference = await admitted(port, ticket, `/t?k=${k}`, { body: true, idleMs: 800 })
+          const reference = await admitted(p.port, p.ticket, `/t?k=${k}`, { body: true, idleMs: 800 })
           expect(bodyOf(reference)).toBe(SENT) // the node:http path, as a control
         }
-        const fast = await admitted(port, ticket, `/t?k=${k}`, { idleMs: 800 })
+        const fast = await admitted(p.port, p.ticket, `/t?k=${k}`, { idleMs: 800 })
         const got = fast.startsWith('HTTP/1.1 502 ') ? SENT : bodyOf(fast)
         expect(got, JSON.stringify(fast.slice(0, 300))).toBe(SENT)
       }, 10_000)
