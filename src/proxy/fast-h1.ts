@@ -14,6 +14,7 @@ import { bunDial } from './h1-dial.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Answer, type H1Flow } from './h1-pool.ts'
 import type { H1Head } from './h1.ts'
 import { originRequestHead } from './h1-text.ts'
+import { decodedBody } from './transfer-codings.ts'
 import { declaresBody, OriginTimeout, untypedBody, type OriginTransport } from './transport.ts'
 
 /** What the fast path needs to forward through its own client. */
@@ -102,11 +103,13 @@ class Exchange implements H1Answer {
       this.chunks = []
       return
     }
-    this.respond(new ReadableStream<Uint8Array>({
+    const body = new ReadableStream<Uint8Array>({
       start: (controller) => void (this.controller = controller),
       pull: () => this.flow?.resume(),
       cancel: () => ((this.done = true), this.flow?.abort()),
-    }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 })))
+    }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }))
+    // Transfer codings besides chunked (gzip): undone, as Transfer-Encoding, their only label, does not reach the client.
+    this.respond(answer.decode ? decodedBody(body, answer.decode) : body)
   }
 
   data(bytes: Uint8Array): void {
