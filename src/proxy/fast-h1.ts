@@ -14,7 +14,7 @@ import { bunDial } from './h1-dial.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Answer, type H1Flow } from './h1-pool.ts'
 import type { H1Head } from './h1.ts'
 import { originRequestHead } from './h1-text.ts'
-import { decodedBody } from './transfer-codings.ts'
+import { bunServeHeadChunked, decodedBody } from './transfer-codings.ts'
 import { declaresBody, OriginTimeout, untypedBody, type OriginTransport } from './transport.ts'
 
 /** What the fast path needs to forward through its own client. */
@@ -97,8 +97,11 @@ class Exchange implements H1Answer {
 
   head(answer: H1Head): void {
     this.answer = answer
-    this.clientHeaders = fastClientHeaders(this.setup, this.c, this.fast, answer.headers)
-    if (answer.length === 0) return this.respond(null)
+    const list = (this.clientHeaders = fastClientHeaders(this.setup, this.c, this.fast, answer.headers))
+    if (answer.length === 0) {
+      if (!(this.c.env as { outgoing?: unknown } | undefined)?.outgoing && bunServeHeadChunked(this.request.method, answer.status, hasHeader(list, 'content-length'))) list.push('transfer-encoding', 'chunked')
+      return this.respond(null)
+    }
     if (answer.length !== undefined && answer.length <= WHOLE_BODY_MAX) {
       this.chunks = []
       return

@@ -38,7 +38,7 @@ import { declaresBody, OriginTimeout, UnforwardableBody, untypedBody, type Origi
 import { TUNNEL, type Tunnel } from './node-upgrade.ts'
 import { EXACT_TRANSPORT } from './h1-pool.ts'
 import { invalidOriginHead } from './origin-validate.ts'
-import { decodedBody, rawTransferDecodings } from './transfer-codings.ts'
+import { bunServeHeadChunked, decodedBody, rawTransferDecodings } from './transfer-codings.ts'
 import { alreadySent, answerDirectly, NULL_BODY, readWhole, serverResponseOf, streamOf } from './node-answer.ts'
 
 export { proxyUpgrades, type UpgradeProxy } from './node-upgrade.ts'
@@ -128,6 +128,7 @@ function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel
       const answer = { status: response.statusCode!, statusText: response.statusMessage ?? '', headers: endToEndHeaders(response.rawHeaders) }
       if (NULL_BODY.has(answer.status) || origin.method === 'HEAD') {
         settled = true
+        if (bunServeHeadChunked(origin.method, answer.status, answer.headers.has('content-length'))) answer.headers.set('transfer-encoding', 'chunked')
         response.resume()
         return resolve({ ...answer, body: null })
       }

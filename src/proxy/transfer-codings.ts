@@ -64,3 +64,16 @@ export function decodedBody(body: ReadableStream<Uint8Array>, decodings: readonl
   for (const decoding of decodings) out = out.pipeThrough(new DecompressionStream(decoding) as unknown as ReadableWritablePair<Uint8Array, Uint8Array>)
   return out
 }
+
+const BUN = typeof (globalThis as { Bun?: unknown }).Bun !== 'undefined'
+
+/**
+ * Whether a bodiless Response answering HEAD, behind Bun.serve, must say `Transfer-Encoding: chunked`: Bun.serve
+ * writes `content-length: 0` on a Response without a body unless it says chunked — and a HEAD answer's length is
+ * the GET's, so 0 tells the client the resource is empty. Chunked is how Bun.serve sends the GET's body of
+ * unknown length, so the HEAD answer then says what the GET's would. Only where the origin gave no length, and
+ * not for 204 or 304 (no body framing at all). Callers ask only for a Response Bun.serve writes (not @hono/node-server's).
+ */
+export function bunServeHeadChunked(method: string, status: number, hasLength: boolean): boolean {
+  return BUN && method === 'HEAD' && !hasLength && status !== 204 && status !== 304
+}
