@@ -172,7 +172,7 @@ export function fetchFastPath(setup: FastSetup, forward: (c: Context) => Promise
     const c = new Context(request, { env, executionCtx })
     const url = request.url
     const raw = (env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders
-    const fast = fastForward(setup, c, fetchRequestView(request, url, raw))
+    const fast = fastForward(setup, c, fetchRequestView(request, url, raw, env))
     if (!fast) return appFetch(request, env, executionCtx)
     // The fast path's own client where it has one (Bun): it obeys the origin's commands itself (fastClientHeaders).
     if (h1 && h1Takes(request.headers)) return h1Forward(h1, setup, c, fast, request)
