@@ -193,13 +193,12 @@ export function clientResponseHeaders(headers: Headers, originBase: URL, proxyBa
 export function clientResponseHeaderList(list: HeaderList, originBase: URL, proxyBase: () => string, keepCommand: boolean): HeaderList | undefined {
   const named = connectionNamed(list)
   const out: HeaderList = []
-  let length = false
+  let lengths = 0
   for (let i = 0; i < list.length; i += 2) {
     const name = list[i]!
     const rule = responseRule(name)
     // A repeated Content-Length (equal: the readers refuse others) as one line: Bun's node:http and Headers merge it into `n, n`, which no client reads as a length.
-    if (rule === Rule.Drop || (rule === Rule.Length && length) || named?.has(name.toLowerCase())) continue
-    if (rule === Rule.Length) length = true
+    if (rule === Rule.Drop || (rule === Rule.Length && lengths++ > 0) || named?.has(name.toLowerCase())) continue
     if (rule === Rule.Command) {
       if (keepCommand) return undefined
       continue

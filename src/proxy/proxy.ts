@@ -131,8 +131,7 @@ function forwardingGuard(policy: TrustPolicy, pinned: HostMatcher | undefined, c
     }
     // The room reads X-Forwarded-Proto, else the URL's scheme (an absolute-form target's, under node-server): it must read what was concluded.
     const urlProto = url.startsWith('https:') ? 'https' : 'http'
-    const claimed = headers.get('x-forwarded-proto')
-    if (claimed !== null || forwarded.proto !== urlProto) setRequestHeader(c, 'x-forwarded-proto', forwarded.proto === urlProto ? undefined : forwarded.proto)
+    if (headers.get('x-forwarded-proto') !== null || forwarded.proto !== urlProto) setRequestHeader(c, 'x-forwarded-proto', forwarded.proto === urlProto ? undefined : forwarded.proto)
     c.set('forwarded', forwarded)
     await next()
   }
