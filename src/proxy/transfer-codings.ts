@@ -39,6 +39,7 @@ export function isChunked(value: string): boolean {
  * to undo, or one of them is a coding the proxy cannot undo — then the bytes pass as sent.
  */
 export function transferDecodings(value: string): TransferDecoding[] | undefined {
+  if (value === 'chunked') return undefined // the usual value: no list to build
   const codings = transferCodings(value)
   if (codings.at(-1) === 'chunked') codings.pop()
   const decodings: TransferDecoding[] = []
