@@ -18,7 +18,7 @@ function reference(text: string) {
   const lines = checkedHeadText(text).split('\r\n')
   const status = /^HTTP\/1\.([01]) (\d{3})(?: ([^\r\n]*))?$/.exec(lines[0]!)
   if (!status) throw new Error('status line')
-  const head = { status: checkedStatus(Number(status[2])), statusText: status[3] ?? '', headers: [] as string[], length: undefined as number | undefined, transferEncoding: false, chunked: false, close: status[1] === '0' }
+  const head = { status: checkedStatus(Number(status[2])), statusText: status[3] ?? '', headers: [] as string[], length: undefined as number | undefined, transferEncoding: false, codings: '', chunked: false, close: status[1] === '0' }
   const has = (value: string, token: string) => value.split(',').some((part) => part.trim().toLowerCase() === token)
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(':')
@@ -33,7 +33,9 @@ function reference(text: string) {
       head.length = n
     } else if (lower === 'transfer-encoding') {
       head.transferEncoding = true
-      head.chunked = value.trim().toLowerCase().endsWith('chunked')
+      // RFC 9112 §6.1: a list of codings (parameters after `;`), chunked only when the last one is exactly that.
+      head.codings = head.codings ? `${head.codings}, ${value}` : value
+      head.chunked = head.codings.split(',').map((coding) => coding.split(';')[0]!.trim().toLowerCase()).filter(Boolean).at(-1) === 'chunked'
     } else if (lower === 'connection') {
       if (has(value, 'close')) head.close = true
       else if (status[1] === '0' && has(value, 'keep-alive')) head.close = false
@@ -56,7 +58,7 @@ const special = fc.constantFrom('content-length', 'transfer-encoding', 'connecti
 const name = fc.oneof(special, fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,12}$/), fc.constantFrom('', 'a b', 'x\u00e9', 'a:b'))
 /** Values: the ones that matter (lengths, tokens) with spaces and tabs around, or any field text, sometimes a control character. */
 const pad = fc.constantFrom('', ' ', '\t', '  \t')
-const framing = fc.constantFrom('0', '200', '007', '1234567890123456', '-1', '2 0', 'close', 'Keep-Alive', 'keep-alive, close', 'CLOSE', 'chunked', 'gzip, chunked', 'Chunked ')
+const framing = fc.constantFrom('0', '200', '007', '1234567890123456', '-1', '2 0', 'close', 'Keep-Alive', 'keep-alive, close', 'CLOSE', 'chunked', 'gzip, chunked', 'Chunked ', 'xchunked', 'gzip, x-chunked', 'chunked;x=1', 'chunked, ', 'chunked, gzip')
 const core = fc.oneof(
   framing,
   fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c === 0x7f ? 0x7e : c)), maxLength: 20 }),

@@ -14,6 +14,7 @@ import { bunDial } from './h1-dial.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Answer, type H1Flow } from './h1-pool.ts'
 import type { H1Head } from './h1.ts'
 import { originRequestHead } from './h1-text.ts'
+import { bunServeHeadChunked, decodedBody } from './transfer-codings.ts'
 import { declaresBody, OriginTimeout, untypedBody, type OriginTransport } from './transport.ts'
 
 /** What the fast path needs to forward through its own client. */
@@ -102,17 +103,26 @@ class Exchange implements H1Answer {
 
   head(answer: H1Head): void {
     this.answer = answer
-    this.client = clientLinesOf(this.h1, this.setup, this.c, this.fast, answer.headers)
-    if (answer.length === 0) return this.respond(null)
+    const client = (this.client = clientLinesOf(this.h1, this.setup, this.c, this.fast, answer.headers))
+    if (answer.length === 0) {
+      // A copy: the kept lines are shared by every answer with this head.
+      const lengthless = !client.pairs.some(([name]) => name.toLowerCase() === 'content-length')
+      if (!(this.c.env as { outgoing?: unknown } | undefined)?.outgoing && bunServeHeadChunked(this.request.method, answer.status, !lengthless)) {
+        this.client = { pairs: [...client.pairs, ['transfer-encoding', 'chunked']], typed: client.typed }
+      }
+      return this.respond(null)
+    }
     if (answer.length !== undefined && answer.length <= WHOLE_BODY_MAX) {
       this.chunks = []
       return
     }
-    this.respond(new ReadableStream<Uint8Array>({
+    const body = new ReadableStream<Uint8Array>({
       start: (controller) => void (this.controller = controller),
       pull: () => this.flow?.resume(),
       cancel: () => ((this.done = true), this.flow?.abort()),
-    }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 })))
+    }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }))
+    // Transfer codings besides chunked (gzip): undone, as Transfer-Encoding, their only label, does not reach the client.
+    this.respond(answer.decode ? decodedBody(body, answer.decode) : body)
   }
 
   data(bytes: Uint8Array): void {
@@ -191,7 +201,7 @@ export function fetchFastPath(setup: FastSetup, forward: (c: Context) => Promise
     const c = new Context(request, { env, executionCtx })
     const url = request.url
     const raw = (env as { incoming?: { rawHeaders?: string[] } } | undefined)?.incoming?.rawHeaders
-    const fast = fastForward(setup, c, fetchRequestView(request, url, raw))
+    const fast = fastForward(setup, c, fetchRequestView(request, url, raw, env))
     if (!fast) return appFetch(request, env, executionCtx)
     // The fast path's own client where it has one (Bun): it obeys the origin's commands itself (fastClientHeaders).
     if (h1 && h1Takes(request.headers)) return h1Forward(h1, setup, c, fast, request)

@@ -16,7 +16,7 @@ import type { Room } from '../room/room.ts'
 import { CF_COMMAND_HEADER, clientResponseHeaderList, COMMAND_HEADER, originRequestHeaders, type HeaderList } from './headers.ts'
 import type { HostMatcher } from './hosts.ts'
 import type { OriginTransport } from './transport.ts'
-import { resolveForwarded, type Forwarded, type TrustPolicy } from './trust.ts'
+import { ownProtoOf, resolveForwarded, type Forwarded, type TrustPolicy } from './trust.ts'
 
 /**
  * Hono's Context class, which hono exports from 4.13 on. Read through the namespace so that an older Hono of
@@ -118,7 +118,7 @@ const valueOf = (list: HeaderList, name: string): string | undefined => rawHeade
  * (`raw`: asking @hono/node-server's Request for Headers builds them for the whole request), else the Fetch
  * Headers (Bun, Deno, Workers: native and cheap there).
  */
-export function fetchRequestView(request: Request, url: string, raw: HeaderList | undefined): FastRequest {
+export function fetchRequestView(request: Request, url: string, raw: HeaderList | undefined, env?: unknown): FastRequest {
   const slash = url.indexOf('/', url.indexOf('//') + 2)
   const headers = request.headers // once: Bun's getter is not free
   const header = raw ? rawHeaderOf(raw) : (name: string) => headers.get(name) ?? undefined
@@ -126,7 +126,7 @@ export function fetchRequestView(request: Request, url: string, raw: HeaderList 
     method: request.method,
     target: slash === -1 ? '/' : url.slice(slash),
     host: header('host'),
-    proto: url.startsWith('https:') ? 'https' : 'http',
+    proto: ownProtoOf(url, env),
     header,
   }
 }

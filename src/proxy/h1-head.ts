@@ -10,6 +10,7 @@ import type { HeaderList } from './headers.ts'
 import { sameLower } from './ascii.ts'
 import { H1ProtocolError, hasToken } from './h1-text.ts'
 import { checkedHeadText, checkedStatus } from './origin-validate.ts'
+import { isChunked } from './transfer-codings.ts'
 
 /** What a head says, as read. */
 export interface ReadHead {
@@ -19,8 +20,9 @@ export interface ReadHead {
   headers: HeaderList
   /** Content-Length, when sent (once, or repeated with the same value). */
   length: number | undefined
-  /** Whether Transfer-Encoding was sent, and whether its last coding is chunked. */
+  /** Whether Transfer-Encoding was sent, its codings as sent (several lines joined with `, `), and whether the last is chunked (./transfer-codings.ts). */
   transferEncoding: boolean
+  codings: string
   chunked: boolean
   /** Whether the connection closes after this answer (HTTP/1.0 without keep-alive, or `Connection: close`). */
   close: boolean
@@ -74,7 +76,7 @@ export function readAnswerHead(text: string): ReadHead {
   if (eol === -1) eol = text.length
   const status = statusOf(text, eol)
   const http10 = text.charCodeAt(7) === 48
-  const head: ReadHead = { status, statusText: eol > 13 ? text.slice(13, eol) : '', headers: [], length: undefined, transferEncoding: false, chunked: false, close: http10 }
+  const head: ReadHead = { status, statusText: eol > 13 ? text.slice(13, eol) : '', headers: [], length: undefined, transferEncoding: false, codings: '', chunked: false, close: http10 }
   while (eol < text.length) {
     const start = eol + 2
     eol = text.indexOf('\r\n', start)
@@ -97,7 +99,9 @@ export function readAnswerHead(text: string): ReadHead {
       head.length = n
     } else if (length === 17 && sameLower(text, start, 'transfer-encoding')) {
       head.transferEncoding = true
-      head.chunked = value.trim().toLowerCase().endsWith('chunked')
+      // A list, read as one (`xchunked` is not chunked): its last coding decides.
+      head.codings = head.codings === '' ? value : `${head.codings}, ${value}`
+      head.chunked = isChunked(head.codings)
     } else if (length === 10 && sameLower(text, start, 'connection')) {
       // The usual single token read in place; a list the long way.
       const one = to - from

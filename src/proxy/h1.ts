@@ -10,6 +10,7 @@
 import type { HeaderList } from './headers.ts'
 import { readAnswerHeadKept } from './h1-head.ts'
 import { H1ProtocolError, headText } from './h1-text.ts'
+import { transferDecodings, type TransferDecoding } from './transfer-codings.ts'
 
 export { H1ProtocolError } from './h1-text.ts'
 
@@ -22,6 +23,8 @@ export interface H1Head {
   keepAlive: boolean
   /** The body's length when Content-Length gives it (undefined: chunked, until close, or none). */
   length: number | undefined
+  /** Transfer codings besides chunked the answer's reader must undo (./transfer-codings.ts); undefined: none. */
+  decode: TransferDecoding[] | undefined
 }
 
 export interface H1Events {
@@ -35,6 +38,21 @@ export interface H1Events {
 const MAX_HEAD = 64 * 1024
 const CR = 13
 const LF = 10
+/** A chunk larger than this is refused (256 TiB: no body is that large, and the count stays exact in a double). */
+const MAX_CHUNK_SIZE = 2 ** 48 - 1
+/** RFC 9112 §7.1 `chunk-size = 1*HEXDIG`: any number of digits (leading zeros), then extensions. */
+const CHUNK_SIZE = /^([0-9a-fA-F]+)[ \t]*(?:;.*)?$/
+
+/** The size a chunk-size line states; throws on anything else, or on a size above {@link MAX_CHUNK_SIZE}. */
+function chunkSizeOf(line: string): number {
+  const digits = CHUNK_SIZE.exec(line)?.[1]
+  const size = digits === undefined ? Number.NaN : parseInt(digits, 16)
+  if (!(size <= MAX_CHUNK_SIZE)) throw new H1ProtocolError(`an unreadable chunk size: ${JSON.stringify(line.slice(0, 40))}`)
+  return size
+}
+
+/** The chunk line from `at` to the LF at `lf`, without its CR. */
+const chunkLine = (bytes: Uint8Array, at: number, lf: number): string => headText(bytes, at, lf > at && bytes[lf - 1] === CR ? lf - 1 : lf)
 
 /** Reads one answer after another from a connection's bytes, for requests sent with `method` in order. */
 export class H1Reader {
@@ -138,14 +156,12 @@ export class H1Reader {
       if (bytes.length - at > 4096) throw new H1ProtocolError('a chunk line too long')
       return -1
     }
-    const line = headText(bytes, at, lf > at && bytes[lf - 1] === CR ? lf - 1 : lf)
+    const line = chunkLine(bytes, at, lf)
     if (this.state === 'chunk-end') {
       if (line !== '') throw new H1ProtocolError('a chunk longer than its size')
       this.state = 'chunk-size'
     } else if (this.state === 'chunk-size') {
-      const size = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(line)
-      if (!size) throw new H1ProtocolError(`an unreadable chunk size: ${JSON.stringify(line.slice(0, 40))}`)
-      this.remaining = parseInt(size[1]!, 16)
+      this.remaining = chunkSizeOf(line)
       this.state = this.remaining === 0 ? 'trailers' : 'chunk-data'
     } else if (line === '') {
       this.finish() // trailers are dropped, as node:http's transport drops them
@@ -186,7 +202,11 @@ export class H1Reader {
     this.keepAlive = !close
     const bodiless = this.method === 'HEAD' || code === 204 || code === 304
     if (transferEncoding && length !== undefined) throw new H1ProtocolError('both Transfer-Encoding and Content-Length')
-    this.events.head({ status: code, statusText: head.statusText, headers: head.headers, keepAlive: !close, length: bodiless ? 0 : chunked ? undefined : length })
+    // A first chunk-size line in the same bytes is read before the head goes out: one refused is a 502, not a broken body.
+    const lf = chunked && !bodiless ? bytes.indexOf(LF, end) : -1
+    if (lf !== -1) chunkSizeOf(chunkLine(bytes, end, lf))
+    const decode = transferEncoding && !bodiless ? transferDecodings(head.codings) : undefined
+    this.events.head({ status: code, statusText: head.statusText, headers: head.headers, keepAlive: !close, length: bodiless ? 0 : chunked ? undefined : length, decode })
     if (bodiless) this.finish()
     else if (chunked) this.state = 'chunk-size'
     else if (transferEncoding || length === undefined) {

@@ -63,7 +63,7 @@ export function connectionNamedOf(value: string, named?: Set<string>): Set<strin
 }
 
 /** A header's fate by name: it passes, never crosses (hop-by-hop, replaced), crosses only from trusted proxies (a request's forwarding claim), is the origin's command or its Location (a response's). */
-const Rule = { Pass: 0, Drop: 1, Claim: 2, Command: 3, Location: 4 } as const
+const Rule = { Pass: 0, Drop: 1, Claim: 2, Command: 3, Location: 4, Length: 5 } as const
 type Rule = (typeof Rule)[keyof typeof Rule]
 /** The rule of each name seen, so the classes (isForwardingClaim's prefixes and patterns) are worked out once per name, not per request. */
 const requestRules = new Map<string, Rule>()
@@ -161,7 +161,7 @@ export function endToEndHeaders(list: HeaderList): Headers {
   for (let i = 0; i < list.length; i += 2) {
     const lower = list[i]!.toLowerCase()
     if (HOP_BY_HOP.has(lower) || lower.startsWith('proxy-') || named?.has(lower)) continue
-    headers.append(list[i]!, list[i + 1]!)
+    headers[lower === 'content-length' ? 'set' : 'append'](list[i]!, list[i + 1]!) // a repeated (equal) length once: `n, n` is no length
   }
   return headers
 }
@@ -193,10 +193,12 @@ export function clientResponseHeaders(headers: Headers, originBase: URL, proxyBa
 export function clientResponseHeaderList(list: HeaderList, originBase: URL, proxyBase: () => string, keepCommand: boolean): HeaderList | undefined {
   const named = connectionNamed(list)
   const out: HeaderList = []
+  let lengths = 0
   for (let i = 0; i < list.length; i += 2) {
     const name = list[i]!
     const rule = responseRule(name)
-    if (rule === Rule.Drop || named?.has(name.toLowerCase())) continue
+    // A repeated Content-Length (equal: the readers refuse others) as one line: Bun's node:http and Headers merge it into `n, n`, which no client reads as a length.
+    if (rule === Rule.Drop || (rule === Rule.Length && lengths++ > 0) || named?.has(name.toLowerCase())) continue
     if (rule === Rule.Command) {
       if (keepCommand) return undefined
       continue
@@ -213,7 +215,7 @@ function responseRule(name: string): Rule {
   let rule = responseRules.get(name)
   if (rule === undefined) {
     const lower = name.toLowerCase()
-    rule = HOP_BY_HOP.has(lower) || lower.startsWith('proxy-') ? Rule.Drop : lower === COMMAND_HEADER || lower === CF_COMMAND_HEADER ? Rule.Command : lower === 'location' ? Rule.Location : Rule.Pass
+    rule = HOP_BY_HOP.has(lower) || lower.startsWith('proxy-') ? Rule.Drop : lower === COMMAND_HEADER || lower === CF_COMMAND_HEADER ? Rule.Command : lower === 'location' ? Rule.Location : lower === 'content-length' ? Rule.Length : Rule.Pass
     if (responseRules.size < 1024) responseRules.set(name, rule)
   }
   return rule

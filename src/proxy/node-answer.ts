@@ -6,8 +6,11 @@
  * a web stream that pauses the origin's socket while the client is slower.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Writable } from 'node:stream'
+import { createGunzip, createInflate } from 'node:zlib'
 import type { Context } from 'hono'
 import { ALREADY_SENT_HEADER } from '../room/execution.ts'
+import { rawTransferDecodings, type TransferDecoding } from './transfer-codings.ts'
 
 /** Statuses whose responses have no body. */
 export const NULL_BODY = new Set([204, 205, 304])
@@ -28,7 +31,24 @@ export function answerDirectly(response: IncomingMessage, outgoing: ServerRespon
   response.once('close', () => {
     if (!response.complete) outgoing.destroy()
   })
-  response.pipe(outgoing)
+  const decode = rawTransferDecodings(response.rawHeaders)
+  response.pipe(decode ? decodingInto(decode, outgoing) : outgoing)
+}
+
+/**
+ * Where to write an answer's body that came with transfer codings besides chunked (gzip: ./transfer-codings.ts)
+ * for `outgoing` to get it decoded: node:zlib streams piped into it, with Node's backpressure. A body that
+ * does not decode breaks the client's body, as an origin breaking off does.
+ */
+export function decodingInto(decodings: readonly TransferDecoding[], outgoing: Writable): Writable {
+  let into: Writable = outgoing
+  for (let i = decodings.length - 1; i >= 0; i--) {
+    const decoder = decodings[i] === 'gzip' ? createGunzip() : createInflate()
+    decoder.once('error', () => outgoing.destroy())
+    decoder.pipe(into)
+    into = decoder
+  }
+  return into
 }
 
 /**

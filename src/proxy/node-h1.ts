@@ -9,12 +9,13 @@
  * head gets the same 502/504 page.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Writable } from 'node:stream'
 import type { Context } from 'hono'
 import { fastClientHeaders, fastOriginHeaders, type FastForward, type ProxyFastPath } from './fast.ts'
 import { originFailure } from './failure.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Flow } from './h1-pool.ts'
 import { requestHead } from './h1-text.ts'
-import { NULL_BODY, writeResponse } from './node-answer.ts'
+import { decodingInto, NULL_BODY, writeResponse } from './node-answer.ts'
 import { nodeDial } from './node-dial.ts'
 import { bunDial } from './h1-dial.ts'
 import { OriginTimeout } from './transport.ts'
@@ -34,6 +35,8 @@ export function h1Answer(fast: ProxyFastPath, pool: H1Pool, c: Context, forward:
   const method = incoming.method!
   let answered = false
   let finished = false
+  // Where the body goes: the client, or a decoder in front of it (transfer codings besides chunked).
+  let body: Writable = outgoing
   const flow: H1Flow = pool.request(method, requestHead(method, forward.path, fastOriginHeaders(setup, forward, incoming.rawHeaders)), fast.timeoutMs, {
     head(head) {
       // Answered once the head is written: a head writeHead refuses (it throws, to the pool's error) still gets the 502.
@@ -42,13 +45,16 @@ export function h1Answer(fast: ProxyFastPath, pool: H1Pool, c: Context, forward:
       if (NULL_BODY.has(head.status) || method === 'HEAD') {
         finished = true
         outgoing.end()
+      } else if (head.decode) {
+        body = decodingInto(head.decode, outgoing)
+        body.on('drain', () => flow.resume())
       }
     },
     data(bytes) {
-      if (!finished && !outgoing.write(bytes)) flow.pause()
+      if (!finished && !body.write(bytes)) flow.pause()
     },
     end() {
-      if (!finished) outgoing.end()
+      if (!finished) body.end()
       finished = true
     },
     error(error) {

@@ -70,8 +70,11 @@ function upgradeRequest(incoming: IncomingMessage): Request | undefined {
   const headers = new Headers()
   const raw = incoming.rawHeaders
   for (let i = 0; i < raw.length; i += 2) if (!raw[i]!.startsWith(':')) headers.append(raw[i]!, raw[i + 1]!)
+  // The listener's scheme and the Host header: an absolute-form target's scheme and authority are the client's to write (only its path counts).
+  const base = `${(incoming.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${host}`
   try {
-    return new Request(new URL(incoming.url ?? '/', `http://${host}`), { method: incoming.method, headers })
+    const target = new URL(incoming.url ?? '/', base)
+    return new Request(`${base}${target.pathname}${target.search}`, { method: incoming.method, headers })
   } catch {
     return undefined
   }

@@ -38,6 +38,7 @@ import { declaresBody, OriginTimeout, UnforwardableBody, untypedBody, type Origi
 import { TUNNEL, type Tunnel } from './node-upgrade.ts'
 import { EXACT_TRANSPORT } from './h1-pool.ts'
 import { invalidOriginHead } from './origin-validate.ts'
+import { bunServeHeadChunked, decodedBody, rawTransferDecodings } from './transfer-codings.ts'
 import { alreadySent, answerDirectly, NULL_BODY, readWhole, serverResponseOf, streamOf } from './node-answer.ts'
 
 export { proxyUpgrades, type UpgradeProxy } from './node-upgrade.ts'
@@ -127,6 +128,7 @@ function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel
       const answer = { status: response.statusCode!, statusText: response.statusMessage ?? '', headers: endToEndHeaders(response.rawHeaders) }
       if (NULL_BODY.has(answer.status) || origin.method === 'HEAD') {
         settled = true
+        if (bunServeHeadChunked(origin.method, answer.status, answer.headers.has('content-length'))) answer.headers.set('transfer-encoding', 'chunked')
         response.resume()
         return resolve({ ...answer, body: null })
       }
@@ -134,7 +136,9 @@ function send(origin: OriginRequest, c: Context, agents: Agents, tunnel?: Tunnel
       const typed = response.headers['content-type'] !== undefined
       if (length <= WHOLE_BODY_MAX) return readWhole(response, (bytes) => ((settled = true), resolve({ ...answer, body: typed ? bytes : untypedBody(bytes) })), fail)
       settled = true
-      resolve({ ...answer, body: streamOf(response) })
+      // Transfer codings besides chunked (gzip): undone, as Transfer-Encoding, their only label, does not reach the client.
+      const decode = rawTransferDecodings(response.rawHeaders)
+      resolve({ ...answer, body: decode ? decodedBody(streamOf(response), decode) : streamOf(response) })
     })
     if (tunnel) request.once('upgrade', (response, socket, head) => {
       clearTimeout(timer)

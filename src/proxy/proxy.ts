@@ -22,7 +22,7 @@ import type { WaitingRoomOptions } from '../room/options.ts'
 import { clientResponseHeaderList, clientResponseHeaders, headerListOf, originRequestHeaderObject, originRequestHeaders, withRoomHeaders } from './headers.ts'
 import { parsePublicHosts, type HostMatcher } from './hosts.ts'
 import { ClientBodyError, fetchTransport, OriginTimeout, UnforwardableBody, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
-import { parseTrustProxy, resolveForwarded, type Forwarded, type TrustPolicy, type TrustProxy } from './trust.ts'
+import { ownProtoOf, parseTrustProxy, resolveForwarded, type Forwarded, type TrustPolicy, type TrustProxy } from './trust.ts'
 
 export type { OriginRequest, OriginResponse, OriginTransport } from './transport.ts'
 export { fetchTransport, OriginTimeout, UnforwardableBody } from './transport.ts'
@@ -121,7 +121,7 @@ function forwardingGuard(policy: TrustPolicy, pinned: HostMatcher | undefined, c
     const headers = c.req.raw.headers
     const hostHeader = headers.get('host') ?? undefined
     const url = c.req.url
-    const ownProto = url.startsWith('https:') ? 'https' : 'http'
+    const ownProto = ownProtoOf(url, c.env)
     // Runtimes without a Host header on the Request (app.request in tests) still have the URL's.
     const ownHost = hostHeader ?? (pinned ? undefined : new URL(url).host)
     const forwarded = resolveForwarded(headers, { peer: clientAddress(c), proto: ownProto, host: ownHost }, policy)
@@ -129,8 +129,9 @@ function forwardingGuard(policy: TrustPolicy, pinned: HostMatcher | undefined, c
       if (!forwarded.host) return c.text('400 Bad Request: no Host header\n', 400)
       if (!pinned(forwarded.host)) return c.text(`421 Misdirected Request: this proxy does not serve ${forwarded.host}\n`, 421)
     }
-    const claimed = headers.get('x-forwarded-proto')
-    if (claimed !== null || forwarded.proto !== ownProto) setRequestHeader(c, 'x-forwarded-proto', forwarded.proto === ownProto ? undefined : forwarded.proto)
+    // The room reads X-Forwarded-Proto, else the URL's scheme (an absolute-form target's, under node-server): it must read what was concluded.
+    const urlProto = url.startsWith('https:') ? 'https' : 'http'
+    if (headers.get('x-forwarded-proto') !== null || forwarded.proto !== urlProto) setRequestHeader(c, 'x-forwarded-proto', forwarded.proto === urlProto ? undefined : forwarded.proto)
     c.set('forwarded', forwarded)
     await next()
   }

@@ -73,6 +73,19 @@ export interface OwnView {
   host: string | undefined
 }
 
+/**
+ * The scheme the client reached this server by, as a server's handler sees it: the socket's when
+ * @hono/node-server (or proxyUpgrades) put the IncomingMessage in `env` — node-server takes an absolute-form
+ * request target (`GET https://shop.example/x HTTP/1.1`) as the URL, scheme and authority as the client wrote
+ * them, on any listener — else the URL's (Bun.serve builds it from its own listener and the Host header). The
+ * request line is the client's to write, as X-Forwarded-Proto is: only the listener, or trusted proxies, say https.
+ */
+export function ownProtoOf(url: string, env: unknown): 'http' | 'https' {
+  const socket = (env as { incoming?: { socket?: { encrypted?: boolean } } } | undefined)?.incoming?.socket
+  if (socket) return socket.encrypted ? 'https' : 'http'
+  return url.startsWith('https:') ? 'https' : 'http'
+}
+
 const HOST_SYNTAX = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+;=%-]+)(?::\d{1,5})?$/
 
 /** Whether `value` is a plausible Host header (a name or address, an optional port; nothing else). */

@@ -44,7 +44,12 @@ export function stopAll(): void { for (const c of started) try { c.kill('SIGKILL
 /** The CLI proxy (node, or bun running the same dist) in front of `origin`. */
 export function startCli(origin: string, runtime: 'node' | 'bun' = 'node', extra: string[] = []): Promise<Cli> {
   const exe = runtime === 'bun' ? BUN : process.execPath
-  const child = spawn(exe, [CLI, '--origin', origin, '--port', '0', '--secret', SECRET, '--total-active-users', '100000', '--new-users-per-minute', '100000', ...extra], {
+  return startListening(exe, [CLI, '--origin', origin, '--port', '0', '--secret', SECRET, '--total-active-users', '100000', '--new-users-per-minute', '100000', ...extra])
+}
+
+/** A process that prints `listening on http://127.0.0.1:PORT` (the CLI, or another proxy a test writes), stopped by stopAll. */
+export function startListening(exe: string, args: string[]): Promise<Cli> {
+  const child = spawn(exe, args, {
     stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_PATH: join(ROOT, 'test', 'runtimes', 'node_modules') },
   })
   started.add(child)
