@@ -6,6 +6,8 @@
  * on Bun: the client gets `HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n` — a 200 without Content-Length or
  * chunking, so its body runs until close: an empty body, complete when the connection closes. Expected: no
  * complete 2xx answer (a broken connection, a chunked body without its last chunk, a short Content-Length).
+ * Not gzip's alone: an origin that sends a chunked head and closes before any body byte (`/cut0`, no coding)
+ * gets the same bare 200 on the CLI on Bun (with `Connection: close` from the client: a lone `\r\n`).
  */
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
@@ -30,6 +32,7 @@ function firstComplete(bytes: string): boolean {
 for (const target of TARGETS) {
   describe(`break20b undecodable gzip on a kept-alive connection (${target})`, () => {
     const p = proxied(target, (socket, head) => {
+      if (head.startsWith('GET /cut0')) return void socket.end('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n')
       const cut = /^GET \/bad\/(\S+)/.exec(head)?.[1] as keyof typeof CUTS | undefined
       if (!cut) return void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecond')
       const b = CUTS[cut]
@@ -46,6 +49,12 @@ for (const target of TARGETS) {
           }, 10_000)
         }
       }
+    }
+    for (const body of target === 'bun-serve' ? [false] : [false, true]) {
+      it(`an origin gone after a chunked head, no coding, ${body ? 'node:http path' : 'fast path'}: no complete 2xx`, async () => {
+        const answer = await raw(p.port, `GET /cut0 HTTP/1.1\r\nHost: shop.example\r\nCookie: __wroom=${p.ticket}\r\n${body ? 'Content-Length: 1\r\n\r\nz' : '\r\n'}`, 1500)
+        expect(firstComplete(answer), JSON.stringify(answer.slice(0, 300))).toBe(false)
+      }, 10_000)
     }
   })
 }
