@@ -18,7 +18,7 @@ function fetchAll(port: number, request: string): Promise<{ head: string; length
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1')
     let head = ''
-    let pending = Buffer.alloc(0)
+    let pending: Buffer = Buffer.alloc(0)
     let length = 0, nonZero = 0, complete = false, chunked = false, remaining = -1
     const consume = () => {
       for (;;) {
