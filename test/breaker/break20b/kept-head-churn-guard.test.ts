@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest'
 import { raw } from '../breakh1/helpers.ts'
 import { proxied, seededRandom, TARGETS } from '../break20/targets.ts'
+import { bodyOf } from './answers.ts'
 
 /** The origin's answer for a request line `METHOD /c/<id>/<pad>/<framing>/<shared>`. */
 function answerFor(request: string): string {
@@ -25,21 +26,6 @@ function answerFor(request: string): string {
   if (method === 'HEAD') return head
   if (framing === 'ch') return `${head}${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`
   return head + body
-}
-
-function bodyOf(answer: string): string {
-  const at = answer.indexOf('\r\n\r\n')
-  const rest = answer.slice(at + 4)
-  if (!/\r\ntransfer-encoding: *chunked/i.test(answer.slice(0, at))) return rest
-  let out = ''
-  let r = rest
-  for (;;) {
-    const eol = r.indexOf('\r\n')
-    const size = parseInt(r.slice(0, eol), 16)
-    if (!(size > 0)) return out
-    out += r.slice(eol + 2, eol + 2 + size)
-    r = r.slice(eol + 4 + size)
-  }
 }
 
 for (const target of TARGETS) {
@@ -62,7 +48,7 @@ for (const target of TARGETS) {
         const what = `${method} id ${id} pad ${pad} ${framing} shared ${shared}: ${JSON.stringify(a.slice(0, 120))}`
         expect(a.startsWith('HTTP/1.1 200 OK'), what).toBe(true)
         expect(cookies, what).toEqual([shared ? 'sid=shared' : `sid=u${id}`])
-        expect(bodyOf(a), what).toBe(method === 'HEAD' ? '' : `body-${id}`)
+        expect(bodyOf(a).body, what).toBe(method === 'HEAD' ? '' : `body-${id}`)
       }
     }, 120_000)
   })
