@@ -8,7 +8,7 @@
  */
 import type { HeaderList } from './headers.ts'
 import { sameLower } from './ascii.ts'
-import { H1ProtocolError, hasToken } from './h1-text.ts'
+import { H1ProtocolError, hasToken, MAX_FRAMED_SIZE } from './h1-text.ts'
 import { checkedHeadText, checkedStatus } from './origin-validate.ts'
 import { isChunked } from './transfer-codings.ts'
 
@@ -37,14 +37,16 @@ const CONTROL_OR_BARE_CR = /[^\t\r\n\x20-\x7e\x80-\xff]|\r(?!\n)/
 
 const isDigit = (code: number): boolean => code >= 48 && code <= 57
 
-/** 1 to 15 decimal digits from `from` to `to`, or undefined. */
+/** One or more decimal digits from `from` to `to` (leading zeros too), or undefined; a value above {@link MAX_FRAMED_SIZE} is undefined. */
 function decimal(text: string, from: number, to: number): number | undefined {
-  if (to <= from || to - from > 15) return undefined
+  if (to <= from) return undefined
   let n = 0
   for (let i = from; i < to; i++) {
     const code = text.charCodeAt(i)
     if (!isDigit(code)) return undefined
+    // Checked at each digit: n stays below 2^53, so every step is exact.
     n = n * 10 + (code - 48)
+    if (n > MAX_FRAMED_SIZE) return undefined
   }
   return n
 }

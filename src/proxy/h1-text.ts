@@ -74,3 +74,10 @@ function headOf(method: string, path: string, lines: string): string | Uint8Arra
   for (let i = 0; i < head.length; i++) bytes[i] = head.charCodeAt(i) & 0xff
   return bytes
 }
+
+/**
+ * A body or chunk larger than this is refused (256 TiB: no body is that large, and the count stays exact in a
+ * double). Framing numbers may carry any number of leading zeros (RFC 9112 `1*HEXDIG`, RFC 9110 `1*DIGIT`): the
+ * value is bounded, never the digits.
+ */
+export const MAX_FRAMED_SIZE = 2 ** 48 - 1

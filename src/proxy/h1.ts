@@ -9,7 +9,7 @@
  */
 import type { HeaderList } from './headers.ts'
 import { readAnswerHeadKept } from './h1-head.ts'
-import { H1ProtocolError, headText } from './h1-text.ts'
+import { H1ProtocolError, headText, MAX_FRAMED_SIZE } from './h1-text.ts'
 import { transferDecodings, type TransferDecoding } from './transfer-codings.ts'
 
 export { H1ProtocolError } from './h1-text.ts'
@@ -38,16 +38,14 @@ export interface H1Events {
 const MAX_HEAD = 64 * 1024
 const CR = 13
 const LF = 10
-/** A chunk larger than this is refused (256 TiB: no body is that large, and the count stays exact in a double). */
-const MAX_CHUNK_SIZE = 2 ** 48 - 1
 /** RFC 9112 §7.1 `chunk-size = 1*HEXDIG`: any number of digits (leading zeros), then extensions. */
 const CHUNK_SIZE = /^([0-9a-fA-F]+)[ \t]*(?:;.*)?$/
 
-/** The size a chunk-size line states; throws on anything else, or on a size above {@link MAX_CHUNK_SIZE}. */
+/** The size a chunk-size line states; throws on anything else, or on a size above {@link MAX_FRAMED_SIZE}. */
 function chunkSizeOf(line: string): number {
   const digits = CHUNK_SIZE.exec(line)?.[1]
   const size = digits === undefined ? Number.NaN : parseInt(digits, 16)
-  if (!(size <= MAX_CHUNK_SIZE)) throw new H1ProtocolError(`an unreadable chunk size: ${JSON.stringify(line.slice(0, 40))}`)
+  if (!(size <= MAX_FRAMED_SIZE)) throw new H1ProtocolError(`an unreadable chunk size: ${JSON.stringify(line.slice(0, 40))}`)
   return size
 }
 
