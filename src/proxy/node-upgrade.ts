@@ -73,7 +73,11 @@ function upgradeRequest(incoming: IncomingMessage): Request | undefined {
   // The listener's scheme and the Host header: an absolute-form target's scheme and authority are the client's to write (only its path counts).
   const base = `${(incoming.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${host}`
   try {
-    const target = new URL(incoming.url ?? '/', base)
+    const url = incoming.url ?? '/'
+    // An origin-form target goes on as sent, as on the plain path: resolved as a reference, `//evil.example/admin`
+    // would be a network-path reference and forward `/admin` (another path than the room judged).
+    if (url.startsWith('/')) return new Request(new URL(`${base}${url}`), { method: incoming.method, headers })
+    const target = new URL(url, base)
     return new Request(`${base}${target.pathname}${target.search}`, { method: incoming.method, headers })
   } catch {
     return undefined
