@@ -29,10 +29,21 @@ export function answerDirectly(response: IncomingMessage, outgoing: ServerRespon
   }
   // The origin broke off mid-body: the client must see a broken body, not a short one.
   response.once('close', () => {
-    if (!response.complete) outgoing.destroy()
+    if (!response.complete) breakOff(outgoing)
   })
   const decode = rawTransferDecodings(response.rawHeaders)
   response.pipe(decode ? decodingInto(decode, outgoing) : outgoing)
+}
+
+/**
+ * Breaks the client's answer off: the connection under it first. Bun's node:http, asked to destroy a
+ * ServerResponse whose head has not gone out yet, writes `HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n` —
+ * an empty body, complete at close — where the client must see a broken one (Node writes nothing). With
+ * its socket gone first, neither writes more: nothing, or the chunks so far without the last one.
+ */
+export function breakOff(outgoing: ServerResponse): void {
+  outgoing.socket?.destroy()
+  outgoing.destroy()
 }
 
 /**
@@ -40,11 +51,11 @@ export function answerDirectly(response: IncomingMessage, outgoing: ServerRespon
  * for `outgoing` to get it decoded: node:zlib streams piped into it, with Node's backpressure. A body that
  * does not decode breaks the client's body, as an origin breaking off does.
  */
-export function decodingInto(decodings: readonly TransferDecoding[], outgoing: Writable): Writable {
+export function decodingInto(decodings: readonly TransferDecoding[], outgoing: ServerResponse): Writable {
   let into: Writable = outgoing
   for (let i = decodings.length - 1; i >= 0; i--) {
     const decoder = decodings[i] === 'gzip' ? createGunzip() : createInflate()
-    decoder.once('error', () => outgoing.destroy())
+    decoder.once('error', () => breakOff(outgoing))
     decoder.pipe(into)
     into = decoder
   }

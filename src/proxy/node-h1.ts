@@ -15,7 +15,7 @@ import { fastClientHeaders, fastOriginHeaders, type FastForward, type ProxyFastP
 import { originFailure } from './failure.ts'
 import { EXACT_TRANSPORT, H1Pool, type ExactTransport, type H1Flow } from './h1-pool.ts'
 import { requestHead } from './h1-text.ts'
-import { decodingInto, NULL_BODY, writeResponse } from './node-answer.ts'
+import { breakOff, decodingInto, NULL_BODY, writeResponse } from './node-answer.ts'
 import { nodeDial } from './node-dial.ts'
 import { bunDial } from './h1-dial.ts'
 import { OriginTimeout } from './transport.ts'
@@ -60,7 +60,7 @@ export function h1Answer(fast: ProxyFastPath, pool: H1Pool, c: Context, forward:
     error(error) {
       finished = true
       // The origin broke off mid-body: the client must see a broken body, not a short one.
-      if (answered || outgoing.destroyed) return void outgoing.destroy()
+      if (answered || outgoing.destroyed) return void breakOff(outgoing)
       fast.onOriginError(error, c.req.raw)
       const timedOut = error instanceof OriginTimeout
       void writeResponse(originFailure(c, timedOut ? 504 : 502, timedOut ? 'origin timed out' : 'origin unreachable'), outgoing)
