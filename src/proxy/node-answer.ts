@@ -41,7 +41,7 @@ export function answerDirectly(response: IncomingMessage, outgoing: ServerRespon
  * an empty body, complete at close — where the client must see a broken one (Node writes nothing). With
  * its socket gone first, neither writes more: nothing, or the chunks so far without the last one.
  */
-export function breakOff(outgoing: ServerResponse): void {
+export function breakOff(outgoing: Writable & { socket?: { destroy(): void } | null }): void {
   outgoing.socket?.destroy()
   outgoing.destroy()
 }
@@ -51,7 +51,7 @@ export function breakOff(outgoing: ServerResponse): void {
  * for `outgoing` to get it decoded: node:zlib streams piped into it, with Node's backpressure. A body that
  * does not decode breaks the client's body, as an origin breaking off does.
  */
-export function decodingInto(decodings: readonly TransferDecoding[], outgoing: ServerResponse): Writable {
+export function decodingInto(decodings: readonly TransferDecoding[], outgoing: Writable): Writable {
   let into: Writable = outgoing
   for (let i = decodings.length - 1; i >= 0; i--) {
     const decoder = decodings[i] === 'gzip' ? createGunzip() : createInflate()
