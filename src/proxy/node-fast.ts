@@ -30,11 +30,29 @@ const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/
 const PLAIN_TARGET = /^\/[!#$&-;=?-[\]_a-z~]*$/
 const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/
 
+const SCHEME = /^(https?):\/\//i
+
 /**
- * `listener` (node-server's, running the proxy app) with the fast path in front. Without a node:http
- * transport (`nodeTransport()`), the listener itself: the fast path pipes with its keep-alive pools.
+ * An absolute-form target's scheme in lower case: node-server takes a target as absolute only when it starts
+ * with `http://` or `https://` as written, and answers 400 to `HTTP://shop.example/a`, where the scheme is
+ * case-insensitive (RFC 9110 §4.2.3) and Bun.serve forwards it. Only the path counts (README), so nothing else changes.
  */
-export function fastListener(fast: ProxyFastPath, listener: RequestListener, options: FastListenerOptions = {}): RequestListener {
+function lowerScheme(incoming: IncomingMessage): void {
+  const url = incoming.url
+  if (url === undefined || url.charCodeAt(0) === 47) return
+  const scheme = SCHEME.exec(url)?.[1]
+  if (scheme && scheme !== scheme.toLowerCase()) incoming.url = `${scheme.toLowerCase()}${url.slice(scheme.length)}`
+}
+
+/**
+ * `node` (node-server's listener, running the proxy app) with the fast path in front. Without a node:http
+ * transport (`nodeTransport()`), only `node` (after {@link lowerScheme}): the fast path pipes with its keep-alive pools.
+ */
+export function fastListener(fast: ProxyFastPath, node: RequestListener, options: FastListenerOptions = {}): RequestListener {
+  const listener: RequestListener = (incoming, outgoing) => {
+    lowerScheme(incoming)
+    node(incoming, outgoing)
+  }
   const agents = (fast.transport as { [NODE_AGENTS]?: Agents })[NODE_AGENTS]
   const Context = ContextClass
   if (!agents || !Context) return listener
