@@ -13,26 +13,9 @@
  * take is bounded by the sessions renewed within one window.
  */
 import { activeField } from './state.ts'
+import type { Move } from './move.ts'
 
-export interface Move {
-  ticket: string
-  /**
-   * The minute the renewed cookie says the ticket is counted in (its last confirmed check-in): where the count is
-   * when the coordinator has no register for the ticket (never moved). Left out: the session is not in the current
-   * state (a session of a lost one), so there is nothing to take out — it is put in.
-   */
-  from?: number | undefined
-  /** The minute it moves to: the renewal's. */
-  to: number
-  /** The oldest minute still counted at `to` (`to − sessionDurationMinutes`): a count below it has left the window. */
-  since: number
-  /**
-   * The cookie carries a renewal handed out unanswered (the store slow or down), to this minute. A ticket no longer
-   * counted (its count left the window while the answer was missing) is put back in while this is within the window:
-   * an outage or a slow store never logs out an admitted user.
-   */
-  pending?: number | undefined
-}
+export type { Move } from './move.ts'
 
 /** The answer for a ticket the coordinator counts nowhere: its session ended. */
 export const MOVE_ENDED = -1

@@ -21,8 +21,7 @@
  *            full until every session admitted before the loss has expired. Adapters also keep the latest such
  *            m beside the state (written with the mark) for their grants to read (`refusesWhileRecovering`).
  */
-import type { Move } from './moves.ts'
-
+import type { Move } from './move.ts'
 /** The counts one location holds, plus when they were last changed. */
 export interface LocationState {
   counts: Record<string, number>
@@ -50,10 +49,7 @@ export interface RoomState {
    * of every location on every sync (issue 15: 300 locations). `locations` holds the same, made on first read.
    */
   layers?: StateLayers
-  /**
-   * Per ticket of the report's {@link WorkerReport.moves}: the minute the coordinator counts it in after the sync
-   * (`MOVE_ENDED`: nowhere, the session ended). Every adapter answers it for every move of the report.
-   */
+  /** Per ticket of the report's moves: the minute it is counted in after the sync (`MOVE_ENDED`: nowhere). */
   moved?: Record<string, number>
 }
 
@@ -96,12 +92,7 @@ export interface WorkerReport {
    * ({@link nextGeneration}).
    */
   seen?: { epoch: string; generation: number }
-  /**
-   * Renewals' moves (moves.ts): each a compare-and-move against the ticket's register, applied in the same atomic
-   * step as the report — and again, changing nothing, when the report is retried — its deltas going to the
-   * reporting location. Answered in {@link RoomState.moved}.
-   */
-  moves?: Move[]
+  moves?: Move[] // renewals' moves (moves.ts), applied atomically with the report (a retry too): answered in `moved`
 }
 
 /**
@@ -139,8 +130,7 @@ export function lostMinuteIn(deltas: Record<string, number>): number | undefined
 }
 
 /** Whether a report, applied, changes the state (the generation then advances). */
-export const changesState = (report: WorkerReport): boolean =>
-  Object.keys(report.deltas).length > 0 || Object.keys(report.once ?? {}).length > 0 || (report.moves?.length ?? 0) > 0
+export const changesState = (r: WorkerReport): boolean => Object.keys(r.deltas).length > 0 || Object.keys(r.once ?? {}).length > 0 || (r.moves?.length ?? 0) > 0
 
 /** The latest minute of a loss mark in any location of `state` (see {@link lostMinuteIn}). */
 export function lostMinuteInState(state: RoomState): number | undefined {
