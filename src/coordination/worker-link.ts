@@ -1,8 +1,8 @@
 /**
  * @module
  * One worker's link to the coordinator: it collects this worker's deltas, reports them in the background,
- * keeps the latest room state and the snapshot built from it. No request waits on a report, except a renewal in
- * its old cookie's last minute, which waits (bounded) for its move to be counted (moves.ts); and a worker with no
+ * keeps the latest room state and the snapshot built from it. No request waits on a report, except a renewal,
+ * which waits (bounded) for the coordinator's answer to its move (moves.ts); and a worker with no
  * state at all (a cold start) waits once for its first sync, so it never decides blind.
  *
  * Longer than 250 lines because it is one small state machine — deltas pending → sent but unacknowledged →
