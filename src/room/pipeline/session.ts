@@ -106,7 +106,8 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
       room.history.sessionRenewed(now, location, ticket.acceptedAt, ticket.lastCheckInTime)
     }
     // A session counted before the stored state began is not in it: nothing to move out (`from` left out).
-    const move = { ticket: ticket.ticketId, from: countedBefore ? undefined : lastMinute, to: minute, since: minute - s.sessionDurationMinutes, pending: ticket.pending }
+    const pending = ticket.pending !== undefined && hasPlace(room, now, s) ? ticket.pending : undefined
+    const move = { ticket: ticket.ticketId, from: countedBefore ? undefined : lastMinute, to: minute, since: minute - s.sessionDurationMinutes, pending }
     const known = link.renew(location, move)
     room.report(c, location, now)
     const answer = known ?? (await renewalAnswer(room, c, ticket, now, s, location, minute))
@@ -124,6 +125,16 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
   if (stale) await room.setTicket(c, ticket, now, s)
   else if (s.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
   return lastMinute
+}
+
+/**
+ * Whether a pending renewal may ask to be put back: only while this worker's snapshot shows the room below its
+ * limit. A worker that died with the move unreported (a crash during an outage) leaves the session uncounted, and
+ * newcomers may have taken its place since: the user is then a new user, rather than one over the limit.
+ */
+function hasPlace(room: Room, now: number, s: EffectiveSettings): boolean {
+  const snapshot = room.link.snapshot(now)
+  return snapshot === undefined || snapshot.activeUsers < s.totalActiveUsers
 }
 
 /** The ticket renewed at `now`, confirmed: no pending renewal left. */
