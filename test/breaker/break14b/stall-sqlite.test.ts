@@ -18,7 +18,7 @@ describe('break14b: admitted users while another process holds the SQLite write 
     expect(out.requestsDuring).toBeGreaterThan(20)
     expect({ refused: out.refusedDuring, slow: out.maxMs >= 300 }).toEqual({ refused: 0, slow: false })
   }, 60_000)
-  it('1-minute sessions (renewed anyway once the bounded wait is over): all served, at most one bounded wait (max < 1400 ms: a renewal in its confirmed cookie's last minute waits up to coordinatorTimeoutMs (1000), once, p95 < 300 ms)', async () => {
+  it('1-minute sessions (renewed anyway once the bounded wait is over): all served, at most one bounded wait (max < 1400 ms: a renewal in its confirmed cookie’s last minute waits up to coordinatorTimeoutMs (1000), once, p95 < 300 ms)', async () => {
     const file = join(tmp(), 'room.db')
     const out = await stallRun({ store: file }, () => holdLock(file, 4), 4000, 1)
     console.log('BEGIN IMMEDIATE, 1-minute sessions:', JSON.stringify(out))
