@@ -105,7 +105,7 @@ local function step(ticket, from, to, since, pending, ttl)
   if counted and counted >= since then
     add('a' .. counted, -1)
     add('a' .. to, 1)
-  elseif not from or (pending and pending >= since) then
+  elseif not from or (held and held < from) or (pending and pending >= since) then
     add('a' .. to, 1)
   else
     return -1
@@ -194,5 +194,5 @@ for i = 1, #index, 2 do
 end
 return reply
 `,
-  sha1: '6c5a5ddb764b4cb1abc3c9e411ab5e7fa86b1747',
+  sha1: '87033882325c4070fde2279e89f9715586aeee54',
 }

@@ -37,8 +37,11 @@ export interface MoveOutcome {
  * report:
  * - held ≥ to: a late or replayed report — nothing changes, the answer is held;
  * - the count (held, or `from` when there is no register) still in the window at `to`: it moves, held = to;
- * - not counted (a session of a lost state) or a pending renewal still within the window: put in, held = to;
- * - else the session ended: nothing changes.
+ * - not counted (a session of a lost state), a register older than the cookie's confirmed minute (lost state: a
+ *   store restored from an older copy), or a pending renewal still within the window: put in, held = to;
+ * - else the session ended — the register itself shows a state at or after the cookie's that left the window:
+ *   nothing changes. The coordinator says "ended" only when it knows; lost state never logs a user out (the
+ *   room's recovery mode keeps it at its limit meanwhile).
  */
 export function moveStep(held: number | undefined, move: Move): MoveOutcome {
   const { to } = move
@@ -46,9 +49,16 @@ export function moveStep(held: number | undefined, move: Move): MoveOutcome {
   const counted = held ?? move.from
   if (counted !== undefined && counted >= to) return { held, changed: false, deltas: {}, answer: counted }
   if (counted !== undefined && counted >= move.since) return { held: to, changed: true, deltas: { [activeField(counted)]: -1, [activeField(to)]: 1 }, answer: to }
-  if (move.from === undefined || (move.pending !== undefined && move.pending >= move.since)) return { held: to, changed: true, deltas: { [activeField(to)]: 1 }, answer: to }
+  if (!knowsEnded(held, move) || (move.pending !== undefined && move.pending >= move.since)) return { held: to, changed: true, deltas: { [activeField(to)]: 1 }, answer: to }
   return { held, changed: false, deltas: {}, answer: MOVE_ENDED }
 }
+
+/**
+ * Whether the coordinator knows the session ended: the cookie's confirmed count (`from`) is its own state — no
+ * register (never moved: the admission's count, which has left the window) or a register at or after it. A register
+ * older than the cookie is a state that lost the moves after it (a store restored from an older copy).
+ */
+const knowsEnded = (held: number | undefined, move: Move): boolean => move.from !== undefined && (held === undefined || held >= move.from)
 
 /** The minute after which a register set to `move.to` may be dropped: its count has left every window. */
 export const registerExpiresAfter = (move: Move): number => move.to + (move.to - move.since) + REGISTER_EXTRA_MINUTES
@@ -57,19 +67,28 @@ export const registerExpiresAfter = (move: Move): number => move.to + (move.to -
 export const moveKey = (ticketId: string, to: number): string => `${ticketId}.${to}`
 
 /**
- * A room's registers in memory: ticket → minute held, dropped after {@link registerExpiresAfter}. Insertion order is
- * (nearly) expiry order — a move re-inserts — so pruning stops at the first register kept.
+ * A room's registers in memory: ticket → minute held, dropped after {@link registerExpiresAfter}. Registers are
+ * filed by the minute they expire (a move refiles its ticket), and pruning drops whole expired minutes: the
+ * expiry depends on the session length the move was made with, which changes at run time, so insertion order is
+ * not expiry order — one long-session register must not keep every later one. Memory: the tickets renewed within
+ * the longest window of the last registers, one map entry and one set entry each.
  */
 export class MoveRegisters {
   readonly #held = new Map<string, { minute: number; expires: number }>()
+  readonly #byExpiry = new Map<number, Set<string>>()
   #prunedMinute = Number.NEGATIVE_INFINITY
 
   /** Applies `move` ({@link moveStep}); answers the minute the ticket holds, with the deltas to add. */
   apply(move: Move): MoveOutcome {
-    const outcome = moveStep(this.#held.get(move.ticket)?.minute, move)
+    const before = this.#held.get(move.ticket)
+    const outcome = moveStep(before?.minute, move)
     if (outcome.changed) {
-      this.#held.delete(move.ticket)
-      this.#held.set(move.ticket, { minute: outcome.held!, expires: registerExpiresAfter(move) })
+      const expires = registerExpiresAfter(move)
+      if (before && before.expires !== expires) this.#unfile(move.ticket, before.expires)
+      this.#held.set(move.ticket, { minute: outcome.held!, expires })
+      const bucket = this.#byExpiry.get(expires)
+      if (bucket) bucket.add(move.ticket)
+      else this.#byExpiry.set(expires, new Set([move.ticket]))
     }
     return outcome
   }
@@ -77,10 +96,18 @@ export class MoveRegisters {
   prune(minute: number): void {
     if (minute <= this.#prunedMinute) return
     this.#prunedMinute = minute
-    for (const [ticket, held] of this.#held) {
-      if (held.expires >= minute) break
-      this.#held.delete(ticket)
+    for (const [expires, tickets] of this.#byExpiry) {
+      if (expires >= minute) continue
+      for (const ticket of tickets) this.#held.delete(ticket)
+      this.#byExpiry.delete(expires)
     }
+  }
+
+  #unfile(ticket: string, expires: number): void {
+    const bucket = this.#byExpiry.get(expires)
+    if (!bucket) return
+    bucket.delete(ticket)
+    if (bucket.size === 0) this.#byExpiry.delete(expires)
   }
 
   get size(): number {

@@ -109,7 +109,11 @@ export function movesConformance(t: TestApi, harness: MovesHarness): void {
     // Ticket C, a session of a lost state (no `from`): put in once, however often it is sent.
     const lost = { ticket: 'C', to: MINUTE + 3, since: MINUTE - 2 }
     await Promise.all([coordinator.sync(report(roomId, 'SJC', MS + 6, [lost])), other.sync(report(roomId, 'LHR', MS + 7, [lost]))])
+    // Ticket D, a store restored from an older copy: its register (+1) is older than the cookie's confirmed minute
+    // (+2), and below the window — lost state, put in rather than ended (break14e restore-logout).
+    expect((await coordinator.sync(report(roomId, 'SJC', MS + 8, [{ ticket: 'D', from: MINUTE, to: MINUTE + 1, since: MINUTE }]))).moved).toEqual({ D: MINUTE + 1 })
+    expect((await other.sync(report(roomId, 'LHR', MS + 9, [{ ticket: 'D', from: MINUTE + 2, to: MINUTE + 4, since: MINUTE + 3 }]))).moved).toEqual({ D: MINUTE + 4 })
     const view = await harness.propagate(coordinator, roomId, ['SJC', 'LHR'], MS + 100)
-    expect(activeSums(view)).toEqual({ [`a${MINUTE}`]: 2, [`a${MINUTE + 2}`]: 1, [`a${MINUTE + 3}`]: 2 })
+    expect(activeSums(view)).toEqual({ [`a${MINUTE}`]: 1, [`a${MINUTE + 1}`]: 1, [`a${MINUTE + 2}`]: 1, [`a${MINUTE + 3}`]: 2, [`a${MINUTE + 4}`]: 1 })
   }, 60_000)
 }
