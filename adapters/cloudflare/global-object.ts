@@ -93,6 +93,8 @@ export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> im
     const minute = Math.floor(now / 60_000)
     if (!this.#registersReady) {
       sql.exec('CREATE TABLE IF NOT EXISTS wr_registers (ticket TEXT PRIMARY KEY, minute INTEGER NOT NULL, expires INTEGER NOT NULL)')
+      // Pruned by expiry (which the session length of each move sets), not by age: indexed so a prune reads only what goes.
+      sql.exec('CREATE INDEX IF NOT EXISTS wr_registers_expires ON wr_registers (expires)')
       this.#registersReady = true
     }
     if (minute > this.#registersPrunedFor) {
