@@ -156,6 +156,12 @@ export class MoveAnswers {
     this.#settle(key, answer)
   }
 
+  /** The move `key` was superseded by a later one of its ticket (unsent-moves.ts): nobody waits for it any more. */
+  dropped(key: string): void {
+    this.#inFlight.delete(key)
+    this.#settle(key, undefined)
+  }
+
   /** Resolves with the answer, or undefined when the report carrying it fails (the caller bounds the wait). */
   wait(key: string): Promise<number | undefined> {
     return new Promise((resolve) => {

@@ -15,6 +15,7 @@ import { locationStateOf, SnapshotBuilder } from '../admission/snapshot-builder.
 import { SeenSet } from './seen-set.ts'
 import { withTimeout } from './timeout.ts'
 import { MoveAnswers, moveKey, type Move } from './moves.ts'
+import { UnsentMoves } from './unsent-moves.ts'
 import { addCounts, admittedField, anywhereAdmittedField, applyOnce, lostStateField, revocationKeyOfField, type LocationState, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 import { randomId, type Ticket } from '../ticket/ticket.ts'
 import { sessionEpoch } from './session-epoch.ts'
@@ -83,6 +84,8 @@ export class WorkerLink {
   #pendingMoves = new Map<string, Move[]>()
   /** Renewals' moves: in flight, answered, waited for (moves.ts). */
   #moves = new MoveAnswers()
+  /** Moves in reports not sent yet, by ticket: a later renewal supersedes the earlier (an outage's state ∝ tickets). */
+  #unsentMoves = new UnsentMoves()
   /** A request waits for a move: the report carrying it goes out now, not one interval later. */
   #urgent = false
   /** The last report failed, or a wait for a move timed out: renewals do not wait until a report gets through. */
@@ -123,9 +126,14 @@ export class WorkerLink {
     const key = moveKey(move.ticket, move.to)
     const answer = this.#moves.answer(key, move.to)
     if (answer !== undefined || this.#moves.inFlight(key)) return answer
-    const moves = this.#pendingMoves.get(location)
-    if (moves) moves.push(move)
-    else this.#pendingMoves.set(location, [move])
+    const superseded = this.#unsentMoves.supersede(move)
+    if (superseded) this.#moves.dropped(moveKey(superseded.ticket, superseded.to))
+    else {
+      const moves = this.#pendingMoves.get(location)
+      if (moves) moves.push(move)
+      else this.#pendingMoves.set(location, [move])
+      this.#unsentMoves.queued(move)
+    }
     this.#moves.sent(key, move.to)
     return undefined
   }
@@ -143,11 +151,12 @@ export class WorkerLink {
     const answered = this.#moves.wait(key)
     this.#urgent = true
     this.sync(coordinator, location, now).catch(() => {})
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))
-    const answer = await Promise.race([answered, late])
-    if (timer !== undefined) clearTimeout(timer)
-    if (answer === undefined) this.#failing = true // cleared by the next report that gets through
+    const answer = await within(answered, ms)
+    // A slow store (its reports answered, late): the move may still sit behind the exchange in flight. The caller
+    // hands out a pending cookie next; it waits (as long again at most) until the move has gone out, so a worker
+    // killed after answering leaves no session the store does not count. Only a failed report marks the worker
+    // failing — then nobody waits (an outage never holds admitted users).
+    if (answer === undefined && !this.#failing && this.#unsentMoves.has(ticketId)) await within(this.#unsentMoves.whenSent(ticketId), ms)
     return answer
   }
 
@@ -376,6 +385,7 @@ export class WorkerLink {
       let state: RoomState | undefined
       while (this.#unacknowledged.length > 0) {
         const report = this.#unacknowledged[0]!
+        this.#unsentMoves.sending(report.moves)
         state = await withTimeout(coordinator.sync(report), this.options.timeoutMs, coordinator.name)
         this.#unacknowledged.shift()
         // Applied: the moves it carries are answered with the minute each ticket is counted in now.
@@ -400,6 +410,7 @@ export class WorkerLink {
       this.#backoff = Math.min(8, this.#backoff * 2)
       this.#failing = true
       this.#moves.failed()
+      this.#unsentMoves.failed()
       this.failed(error, now)
       throw error
     }
@@ -462,4 +473,15 @@ function onceKeysIn(state: RoomState): Set<string> {
     }
   }
   return keys
+}
+
+/** `promise`'s value, or undefined after `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))
+  try {
+    return await Promise.race([promise, late])
+  } finally {
+    if (timer !== undefined) clearTimeout(timer)
+  }
 }
