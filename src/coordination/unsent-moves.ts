@@ -19,8 +19,6 @@ function supersede(earlier: Move, later: Move): void {
 export class UnsentMoves {
   /** Ticket → its move in a report not sent yet (pending, or queued behind the one being tried). */
   readonly #byTicket = new Map<string, Move>()
-  /** Requests waiting for a ticket's move to go out (a slow store: see `WorkerLink.awaitMove`). */
-  readonly #waiters = new Map<string, (() => void)[]>()
 
   /**
    * Supersedes the ticket's unsent earlier move with `move` (answers the superseded move, to be forgotten), or
@@ -41,37 +39,7 @@ export class UnsentMoves {
   /** A report is about to be sent (and may be applied): its moves can no longer change. */
   sending(moves: readonly Move[] | undefined): void {
     if (!moves) return
-    for (const move of moves) {
-      if (this.#byTicket.get(move.ticket) !== move) continue
-      this.#byTicket.delete(move.ticket)
-      this.#release(move.ticket)
-    }
-  }
-
-  /** Whether the ticket's move waits in a report not sent yet. */
-  has(ticket: string): boolean {
-    return this.#byTicket.has(ticket)
-  }
-
-  /** Resolves once the ticket's move goes out, or a report fails ({@link failed}); the caller bounds the wait. */
-  whenSent(ticket: string): Promise<void> {
-    return new Promise((resolve) => {
-      const list = this.#waiters.get(ticket)
-      if (list) list.push(resolve)
-      else this.#waiters.set(ticket, [resolve])
-    })
-  }
-
-  /** A report failed: nobody waits for a move to go out (an outage never holds admitted users). */
-  failed(): void {
-    for (const ticket of [...this.#waiters.keys()]) this.#release(ticket)
-  }
-
-  #release(ticket: string): void {
-    const list = this.#waiters.get(ticket)
-    if (!list) return
-    this.#waiters.delete(ticket)
-    for (const resolve of list) resolve()
+    for (const move of moves) if (this.#byTicket.get(move.ticket) === move) this.#byTicket.delete(move.ticket)
   }
 
   get size(): number {

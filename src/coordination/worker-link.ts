@@ -152,11 +152,7 @@ export class WorkerLink {
     this.#urgent = true
     this.sync(coordinator, location, now).catch(() => {})
     const answer = await within(answered, ms)
-    // A slow store (its reports answered, late): the move may still sit behind the exchange in flight. The caller
-    // hands out a pending cookie next; it waits (as long again at most) until the move has gone out, so a worker
-    // killed after answering leaves no session the store does not count. Only a failed report marks the worker
-    // failing — then nobody waits (an outage never holds admitted users).
-    if (answer === undefined && !this.#failing && this.#unsentMoves.has(ticketId)) await within(this.#unsentMoves.whenSent(ticketId), ms)
+    if (answer === undefined) this.#failing = true // cleared by the next report that gets through
     return answer
   }
 
@@ -410,7 +406,6 @@ export class WorkerLink {
       this.#backoff = Math.min(8, this.#backoff * 2)
       this.#failing = true
       this.#moves.failed()
-      this.#unsentMoves.failed()
       this.failed(error, now)
       throw error
     }
