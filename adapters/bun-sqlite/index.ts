@@ -35,7 +35,7 @@ import type { SqliteDatabase } from './driver.ts'
 import { fileConnections } from './file-connection.ts'
 import type { Statements } from './schema.ts'
 import { resolveOptions, type SqliteCoordinatorOptions } from './setup.ts'
-import { advanceGeneration, applyReport, readRoom, roomEpoch, takeCounter } from './rows.ts'
+import { advanceGeneration, applyMoves, applyReport, readRoom, roomEpoch, takeCounter } from './rows.ts'
 import { writer } from './writer.ts'
 import { applyHistory, readHistoryRows } from './history.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
@@ -93,6 +93,7 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
     statePrunedFor.set(roomId, minute)
     s.pruneState.run(roomId, keepMinutes > 0 ? minute - keepMinutes : Number.MIN_SAFE_INTEGER)
     if (keepMinutes > 0) s.pruneOnce.run(roomId, minute - onceRetentionMinutes(keepMinutes))
+    s.pruneRegisters.run(roomId, minute)
     s.pruneLocations.run(roomId, at - LOCATION_FORGET_MS)
     s.pruneReports.run(at - REPORT_ID_MEMORY_MS)
   }
@@ -123,9 +124,11 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
       const synced = transaction('sync', reportWait, (s) => {
         pruneRoom(s, roomId, minute, report.keepMinutes, at)
         const applied = applyReport(s, report)
+        const moved = applyMoves(s, report)
         const epoch = roomEpoch(s, roomId, report, marker)
         const generation = advanceGeneration(s, roomId, report, epoch, applied, marker)
-        return { ...readRoom(s, roomId, oldest, at, at - LOCATION_FORGET_MS), epoch, generation }
+        const state = { ...readRoom(s, roomId, oldest, at, at - LOCATION_FORGET_MS), epoch, generation }
+        return moved ? { ...state, moved } : state
       })
       if (!marker) return synced
       // Noted once committed: a generation of a transaction rolled back would later read as a restore.

@@ -6,6 +6,7 @@
  */
 import { admissionDeltas, effectiveLimit, refusesWhileRecovering, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
 import { lossAtGrant } from '../../src/coordination/grant-loss.ts'
+import { moveStep, registerExpiresAfter } from '../../src/coordination/moves.ts'
 import { changesState, fieldMinute, lostMinuteIn, lostStateField, newEpoch, nextGeneration } from '../../src/coordination/state.ts'
 import type { EpochMarker } from './epoch-marker.ts'
 import { minuteOf } from '../../src/clock.ts'
@@ -74,6 +75,27 @@ export function applyReport(s: Statements, report: WorkerReport): boolean {
   }
   s.touchLocation.run(roomId, location, at)
   return true
+}
+
+/**
+ * Applies the report's moves against the room's registers (moves.ts `moveStep`), in the report's transaction — on
+ * a retry too, where they change nothing — adding their deltas to the reporting location. Answers the minute each
+ * ticket holds, or undefined for a report with no moves.
+ */
+export function applyMoves(s: Statements, report: WorkerReport): Record<string, number> | undefined {
+  if (!report.moves?.length) return undefined
+  const moved: Record<string, number> = {}
+  for (const move of report.moves) {
+    const held = (s.readRegister.get(report.roomId, move.ticket) as Row<{ minute: number }>)?.minute ?? undefined
+    const outcome = moveStep(held, move)
+    if (outcome.changed) {
+      s.writeRegister.run(report.roomId, move.ticket, outcome.held!, registerExpiresAfter(move))
+      addDeltas(s, report.roomId, report.location, outcome.deltas)
+      s.touchLocation.run(report.roomId, report.location, report.at)
+    }
+    moved[move.ticket] = outcome.answer
+  }
+  return moved
 }
 
 /**

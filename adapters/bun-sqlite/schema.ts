@@ -27,6 +27,8 @@ export interface Tables extends HistoryTables {
   generations: string
   /** room → the latest minute its state was found lost or restored (an `R{m}` mark): every grant reads it. */
   recovery: string
+  /** (room, ticket) → the minute the ticket is counted in, and the minute after which it may go (moves.ts registers). */
+  registers: string
 }
 
 export const tablesFor = (prefix: string): Tables => ({
@@ -40,6 +42,7 @@ export const tablesFor = (prefix: string): Tables => ({
   once: `${prefix}once`,
   generations: `${prefix}generations`,
   recovery: `${prefix}recovery`,
+  registers: `${prefix}registers`,
 })
 
 /** Creates the tables if missing. Run inside a write transaction, so processes starting together agree. */
@@ -70,6 +73,10 @@ export function schemaSql(t: Tables): string {
       room TEXT NOT NULL PRIMARY KEY, generation INTEGER NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS ${t.recovery} (
       room TEXT NOT NULL PRIMARY KEY, lost_minute INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS ${t.registers} (
+      room TEXT NOT NULL, ticket TEXT NOT NULL, minute INTEGER NOT NULL, expires INTEGER NOT NULL,
+      PRIMARY KEY (room, ticket)) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS ${t.registers}_expires ON ${t.registers} (room, expires);
     ${historySchemaSql(t)}`
 }
 
@@ -111,6 +118,15 @@ export function prepareStatements(db: SqliteDatabase, t: Tables) {
     claimOnce: sql(`INSERT INTO ${t.once} (room, key, minute) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1 AS fresh`),
     /** (room, oldest claim minute kept) */
     pruneOnce: sql(`DELETE FROM ${t.once} WHERE room = ? AND minute < ?`),
+    /** (room, ticket) → { minute } | none */
+    readRegister: sql(`SELECT minute FROM ${t.registers} WHERE room = ? AND ticket = ?`),
+    /** (room, ticket, minute, expires) */
+    writeRegister: sql(
+      `INSERT INTO ${t.registers} (room, ticket, minute, expires) VALUES (?, ?, ?, ?)
+       ON CONFLICT (room, ticket) DO UPDATE SET minute = excluded.minute, expires = excluded.expires`,
+    ),
+    /** (room, current minute): registers whose count has left every window */
+    pruneRegisters: sql(`DELETE FROM ${t.registers} WHERE room = ? AND expires < ?`),
     /** (room) → { id, startedAt } | none */
     readEpoch: sql(`SELECT epoch AS id, started_at AS startedAt FROM ${t.rooms} WHERE room = ?`),
     /** (room, id, startedAt): run only when readEpoch found none, in the same transaction. */

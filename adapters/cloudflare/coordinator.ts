@@ -22,8 +22,8 @@ const isEmpty = (record: object | undefined): boolean => {
   return true
 }
 
-/** A report with neither deltas nor once entries: answering it from the colo cache loses nothing. */
-const carriesNothing = (report: WorkerReport): boolean => isEmpty(report.deltas) && isEmpty(report.once)
+/** A report with neither deltas, once entries nor moves: answering it from the colo cache loses nothing. */
+const carriesNothing = (report: WorkerReport): boolean => isEmpty(report.deltas) && isEmpty(report.once) && !report.moves?.length
 
 /**
  * The coordinator over Durable Objects. Cheap to call per request: the coordinator is built once per

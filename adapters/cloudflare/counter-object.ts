@@ -37,7 +37,7 @@ import { WaitingRoomError } from '../../src/errors.ts'
 import { lostMinuteIn, lostMinuteInState, lostStateField, newEpoch, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { lossAtGrant } from '../../src/coordination/grant-loss.ts'
 import { SqlGrantLog } from './grant-log.ts'
-import { LocationStage, type Claim, type Exchange } from './location-stage.ts'
+import { LocationStage, type Claim, type Exchange, type MoveAt } from './location-stage.ts'
 import { MinuteCounters } from './minute-counters.ts'
 import {
   counterObjectName,
@@ -115,7 +115,7 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     const stage = this.#stageFor(report.location)
     // If the room has no epoch yet (new, or its storage deleted), this report names it.
     const exchange = this.#exchangeFor(report.roomId, report.location, route, newEpoch(report.id, report.at))
-    const state = await stage.sync(report, route, exchange, this.#claimFor(report.roomId, route))
+    const state = await stage.sync(report, route, exchange, this.#claimFor(report.roomId, route), this.#movesFor(report.roomId, route))
     // A loss marked by this report, or by another location (in the global view): this colo's grants refuse.
     this.#noteLost(lostMinuteIn(report.deltas))
     this.#noteLost(lostMinuteInState(state))
@@ -206,6 +206,13 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     const global = this.#peer<GlobalObjectRpc>(route.global, route)
     const name = globalObjectName(roomId)
     return (state, grants, now) => global.call(name, 'exchange', (stub) => stub.exchange(location, state, now, epoch, grants), route)
+  }
+
+  /** The room's move registers, at the room's global object. */
+  #movesFor(roomId: string, route: ObjectRoute): MoveAt {
+    const global = this.#peer<GlobalObjectRpc>(route.global, route)
+    const name = globalObjectName(roomId)
+    return (moves, now) => global.call(name, 'move', (stub) => stub.move(moves, now), route)
   }
 
   /** The room-wide once registry, at the room's global object. */

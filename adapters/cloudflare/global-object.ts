@@ -12,7 +12,8 @@
  * call at a time and its KV API is synchronous, so "set if absent" needs no transaction.
  *
  * It also holds the room's `once` registry (`claim`): a revocation is claimed here, room-wide, before the
- * location object that received it applies its deltas — so two colos never both apply one.
+ * location object that received it applies its deltas — so two colos never both apply one. And the room's move
+ * registers (`move`): a renewal's compare-and-move against its ticket's register, room-wide, whichever colo renews.
  *
  * With a location's state it stores, in the same step, the grant mark that state was sent with (grant-log.ts):
  * the mark then names exactly the grants the stored copy holds, and is answered to that location.
@@ -22,7 +23,8 @@ import { GlobalAggregator } from '../../src/coordination/aggregator.ts'
 import type { LocationState, RoomEpoch } from '../../src/coordination/state.ts'
 import type { GrantMark } from './grant-log.ts'
 import type { ExchangeAnswer } from './location-stage.ts'
-import type { GlobalObjectRpc } from './protocol.ts'
+import type { GlobalObjectRpc, MoveResult } from './protocol.ts'
+import { moveStep, registerExpiresAfter, type Move } from '../../src/coordination/moves.ts'
 import { ObjectHistory } from './history.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
 
@@ -36,6 +38,8 @@ export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> im
   #aggregator: GlobalAggregator | undefined
   #epoch: RoomEpoch | undefined
   #onceReady = false
+  #registersReady = false
+  #registersPrunedFor = Number.NEGATIVE_INFINITY
   #oncePrunedFor = Number.NEGATIVE_INFINITY
   #history: ObjectHistory | undefined
 
@@ -82,6 +86,35 @@ export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> im
       if (row?.report === reportId) held.push(key)
     }
     return held
+  }
+
+  async move(moves: Move[], now: number): Promise<MoveResult[]> {
+    const sql = this.ctx.storage.sql
+    const minute = Math.floor(now / 60_000)
+    if (!this.#registersReady) {
+      sql.exec('CREATE TABLE IF NOT EXISTS wr_registers (ticket TEXT PRIMARY KEY, minute INTEGER NOT NULL, expires INTEGER NOT NULL)')
+      // Pruned by expiry (which the session length of each move sets), not by age: indexed so a prune reads only what goes.
+      sql.exec('CREATE INDEX IF NOT EXISTS wr_registers_expires ON wr_registers (expires)')
+      this.#registersReady = true
+    }
+    if (minute > this.#registersPrunedFor) {
+      this.#registersPrunedFor = minute
+      sql.exec('DELETE FROM wr_registers WHERE expires < ?', minute)
+    }
+    // One call at a time, synchronous storage: each step reads, decides and writes with nothing in between.
+    return moves.map((move) => {
+      const row = sql.exec('SELECT minute FROM wr_registers WHERE ticket = ?', move.ticket).toArray()[0]
+      const outcome = moveStep(row ? Number(row.minute) : undefined, move)
+      if (outcome.changed) {
+        sql.exec(
+          'INSERT INTO wr_registers (ticket, minute, expires) VALUES (?, ?, ?) ON CONFLICT (ticket) DO UPDATE SET minute = excluded.minute, expires = excluded.expires',
+          move.ticket,
+          outcome.held!,
+          registerExpiresAfter(move),
+        )
+      }
+      return { answer: outcome.answer, deltas: outcome.deltas }
+    })
   }
 
   /** Rebuilds the aggregator from storage on the first call after a (re)start; forgotten locations are deleted. */

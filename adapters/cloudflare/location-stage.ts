@@ -15,6 +15,8 @@ import { LocationAggregator } from '../../src/coordination/aggregator.ts'
 import { MINUTE_MS, minuteOf } from '../../src/clock.ts'
 import { emptyRoomState, OnceRegistry, onceRetentionMinutes, type LocationState, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { MemoryGrantLog, type GrantLog, type GrantMark } from './grant-log.ts'
+import { MoveRegisters, type Move } from '../../src/coordination/moves.ts'
+import type { MoveResult } from './protocol.ts'
 
 /** The global object's answer: every location, and the grant mark its copy of the asking location holds. */
 export interface ExchangeAnswer extends RoomState {
@@ -33,6 +35,9 @@ export type Exchange = (state: LocationState | null, grants: GrantMark | undefin
  */
 export type Claim = (keys: string[], reportId: string, now: number, retentionMinutes: number) => Promise<string[]>
 
+/** The room's move registers (the global object's `move`). A stage given none keeps them in its own memory (tests). */
+export type MoveAt = (moves: Move[], now: number) => Promise<MoveResult[]>
+
 export interface ExchangePacing {
   /** Shortest interval between exchanges, ms. */
   exchangeIntervalMs: number
@@ -45,6 +50,14 @@ const SLOW_EXCHANGE_MS = 250
 const MAX_BACKOFF = 8
 
 const changes = (report: WorkerReport): boolean => Object.keys(report.deltas).length > 0 || Object.keys(report.once ?? {}).length > 0
+
+/** In-memory registers answering as the global object does (a stage with no global object: tests). */
+function localMoves(registers: MoveRegisters): MoveAt {
+  return (moves, now) => {
+    registers.prune(minuteOf(now))
+    return Promise.resolve(moves.map((move) => registers.apply(move)))
+  }
+}
 
 export class LocationStage {
   readonly aggregator: LocationAggregator
@@ -65,6 +78,7 @@ export class LocationStage {
 
   readonly #wallClock: () => number
   readonly #localOnce = new OnceRegistry()
+  readonly #localMoves = localMoves(new MoveRegisters())
 
   /** `wallClock` (default `Date.now`) paces {@link flush} and times exchanges; tests pass a fake one. */
   constructor(location: string, grants: GrantLog = new MemoryGrantLog(), wallClock: () => number = Date.now) {
@@ -105,7 +119,7 @@ export class LocationStage {
    * in the same synchronous step (the output gate holds the answer until it is stored), so an abrupt restart
    * loses no acknowledged report: the restarted stage adds it back past the global copy's mark.
    */
-  async sync(report: WorkerReport, pacing: ExchangePacing, exchange: Exchange, claim?: Claim): Promise<RoomState> {
+  async sync(report: WorkerReport, pacing: ExchangePacing, exchange: Exchange, claim?: Claim, moveAt?: MoveAt): Promise<RoomState> {
     const now = report.at
     this.#knownAt = Math.max(this.#knownAt, now)
     const keys = Object.keys(report.once ?? {})
@@ -116,6 +130,7 @@ export class LocationStage {
       this.grants.record(minuteOf(now), added, report.id)
       this.#dirty = true
     }
+    const moved = report.moves?.length ? await this.#move(moveAt ?? this.#localMoves, report.moves, now) : undefined
     let running = this.#exchanging
     const due = !running && now - this.#lastExchangeAt >= this.intervalMs(pacing)
     if (due) running = this.#start(now, exchange, true)
@@ -124,7 +139,26 @@ export class LocationStage {
     if (running && (due || !this.aggregator.restored)) await running
     const locations = { ...this.#view.locations, [this.aggregator.location]: this.aggregator.state() }
     const { epoch } = this.#view
-    return epoch ? { locations, at: now, epoch } : { locations, at: now }
+    const state: RoomState = epoch ? { locations, at: now, epoch } : { locations, at: now }
+    if (moved) state.moved = moved
+    return state
+  }
+
+  /**
+   * Applies moves at the room's registers (on a retry too: they change nothing then), and their deltas here, logged
+   * like a grant's (no report id: a retry's moves add nothing, so it needs none). Answers each ticket's minute.
+   */
+  async #move(moveAt: MoveAt, moves: Move[], now: number): Promise<Record<string, number>> {
+    const results = await moveAt(moves, now)
+    const moved: Record<string, number> = {}
+    results.forEach((result, i) => {
+      moved[moves[i]!.ticket] = result.answer
+      if (Object.keys(result.deltas).length === 0) return
+      this.aggregator.add(result.deltas)
+      this.grants.record(minuteOf(now), result.deltas)
+      this.#dirty = true
+    })
+    return moved
   }
 
   /**

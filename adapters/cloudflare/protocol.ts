@@ -7,6 +7,7 @@
 import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../src/coordination/coordinator.ts'
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import type { GrantMark } from './grant-log.ts'
+import type { Move } from '../../src/coordination/moves.ts'
 import type { ExchangeAnswer } from './location-stage.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
 
@@ -77,6 +78,18 @@ export interface GlobalObjectRpc {
    * `retentionMinutes` after the minute of `now`.
    */
   claim(keys: string[], reportId: string, now: number, retentionMinutes: number): Promise<string[]>
+  /**
+   * The room's move registers (src/coordination/moves.ts): applies each move against its ticket's register, in
+   * order, stored before the answer leaves; answers each move's outcome (the minute held and the deltas the
+   * calling location adds). `now` is the report's clock, for pruning registers whose count left every window.
+   */
+  move(moves: Move[], now: number): Promise<MoveResult[]>
+}
+
+/** What the global object answers for one move: the minute the ticket holds, and the deltas to add. */
+export interface MoveResult {
+  answer: number
+  deltas: Record<string, number>
 }
 
 /** One counter object per (room, location), seed 001; scope `*` (ANYWHERE) is the room's Anywhere counter. Room ids cannot contain `:`. */

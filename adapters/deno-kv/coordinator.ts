@@ -13,6 +13,7 @@ import { kvCounters } from './counters.ts'
 import { roomKeys } from './keys.ts'
 import { DRIVER_NAME, isKvLike, MAX_MUTATIONS, type KvConsistency, type KvKey, type KvLike } from './kv.ts'
 import { applyReport, type ReportSettings } from './report.ts'
+import { applyMoves } from './moves.ts'
 import { markSighting } from './generation.ts'
 import { ensureEpoch, readRoomState, type StateSettings } from './room-state.ts'
 import { kvHistory, type KvHistoryLike } from './history.ts'
@@ -89,7 +90,9 @@ export function denoKvCoordinator(kv: KvLike, options: DenoKvCoordinatorOptions 
       // Before applying: the report advances the generation it is compared with.
       await markSighting(kv, keys, report, maxAttempts)
       await applyReport(kv, keys, report, reports)
+      const moved = await applyMoves(kv, keys, report, maxAttempts)
       const view = await readRoomState(kv, keys, report.at, report.keepMinutes, state)
+      if (moved) view.moved = moved
       // No epoch stored: this report's room state is new (or was lost), so this report names its epoch.
       view.epoch ??= await ensureEpoch(kv, keys, newEpoch(report.id, report.at), state)
       return view

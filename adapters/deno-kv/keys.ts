@@ -9,6 +9,7 @@
  * [...prefix, roomId, 'token', scope, minute, token]     → number (the seq that token took)
  * [...prefix, roomId, 'report', reportId, chunk]         → true   (this chunk of a report was applied)
  * [...prefix, roomId, 'once', key]                       → true   (a room-wide `once` key was claimed; expiring)
+ * [...prefix, roomId, 'register', ticket]                → number (the minute a renewed ticket is counted in; expiring)
  * [...prefix, roomId, 'state', location, field]          → KvU64  (a count, two's complement)
  * [...prefix, roomId, 'state', location, '@updated']     → KvU64  (ms of the location's latest report)
  * [...prefix, roomId, 'state', 0]                        → RoomEpoch (set if absent, never expires)
@@ -30,6 +31,8 @@ export interface RoomKeys {
   report(reportId: string, chunk: number): KvKey
   /** A room-wide `once` claim: one per room, whichever location's report claimed it. */
   once(key: string): KvKey
+  /** A ticket's move register (moves.ts): the minute it is counted in. */
+  register(ticket: string): KvKey
   /** Prefix of every location's state. */
   readonly state: KvKey
   field(location: string, field: string): KvKey
@@ -50,6 +53,7 @@ export function roomKeys(prefix: KvKey, roomId: string): RoomKeys {
     token: (scope, minute, token) => [...room, 'token', scope, minute, token],
     report: (reportId, chunk) => [...room, 'report', reportId, chunk],
     once: (key) => [...room, 'once', key],
+    register: (ticket) => [...room, 'register', ticket],
     state,
     field: (location, field) => [...state, location, field],
     updatedAt: (location) => [...state, location, UPDATED_AT],

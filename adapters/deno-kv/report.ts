@@ -122,7 +122,7 @@ async function presentKeys(kv: KvLike, keys: KvKey[], maxAttempts: number): Prom
   return (await Promise.all(reads)).flat().map((entry) => entry.versionstamp !== null)
 }
 
-function toU64(field: string, delta: number): bigint {
+export function toU64(field: string, delta: number): bigint {
   if (!Number.isSafeInteger(delta)) {
     throw new WaitingRoomError('ERR_WR_COORDINATOR', `${DRIVER_NAME}: delta of ${field} must be an integer, got ${delta}`)
   }

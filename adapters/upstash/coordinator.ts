@@ -6,6 +6,7 @@
  */
 import { ANYWHERE, DEFAULT_RECOVERY_MINUTES, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
+import { registerExpiresAfter } from '../../src/coordination/moves.ts'
 import { onceRetentionMinutes, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { grantFields, roomKeys, type RoomKeys } from './keys.ts'
 import { readRoomState } from './room-state.ts'
@@ -91,20 +92,27 @@ function incrementCall(keys: RoomKeys, request: CounterRequest, synced: RoomEpoc
   ]
 }
 
-/** The sync script's arguments: the report's deltas (zeros left out), then its once entries. */
-function syncArgs(report: WorkerReport, locationPrefix: string, reportIdTtl: string, oncePrefix: string): string[] {
+/** The sync script's arguments: the report's deltas (zeros left out), then its once entries, then its moves. */
+function syncArgs(report: WorkerReport, keys: RoomKeys, reportIdTtl: string): string[] {
+  const { locationPrefix, oncePrefix } = keys
   const deltas: string[] = []
   for (const field in report.deltas) {
     const delta = report.deltas[field]!
     if (delta !== 0) deltas.push(field, String(delta))
   }
   const onceTtl = String((onceRetentionMinutes(report.keepMinutes) + 1) * 60)
-  const args = [report.location, String(report.at), String(report.keepMinutes), locationPrefix, reportIdTtl, `${report.at}:${report.id}`, String(deltas.length / 2), oncePrefix, onceTtl, report.seen?.epoch ?? '', String(report.seen?.generation ?? 0), ...deltas]
+  const args = [report.location, String(report.at), String(report.keepMinutes), locationPrefix, reportIdTtl, `${report.at}:${report.id}`, String(deltas.length / 2), oncePrefix, onceTtl, report.seen?.epoch ?? '', String(report.seen?.generation ?? 0), keys.registerPrefix, String(report.moves?.length ?? 0), ...deltas]
   for (const key in report.once) {
     const entry = report.once[key]!
     const start = args.push(key, '0')
     for (const field in entry) if (entry[field] !== 0) args.push(field, String(entry[field]))
     args[start - 1] = String((args.length - start) / 2)
+  }
+  const reportMinute = Math.floor(report.at / 60_000)
+  for (const move of report.moves ?? []) {
+    // The register lives until its count has left every window, counted from the report's minute (no wall clock).
+    const ttl = Math.max(60, (registerExpiresAfter(move) - reportMinute + 1) * 60)
+    args.push(move.ticket, move.from === undefined ? '' : String(move.from), String(move.to), String(move.since), move.pending === undefined ? '' : String(move.pending), String(ttl))
   }
   return args
 }
@@ -195,7 +203,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
         redis,
         syncScript,
         [keys.location(report.location), keys.locations, keys.report(report.id), keys.epoch, keys.generation, keys.lost],
-        syncArgs(report, keys.locationPrefix, reportIdTtl, keys.oncePrefix),
+        syncArgs(report, keys, reportIdTtl),
       )
       const state = readRoomState(reply, report.at)
       if (state.epoch) synced.set(report.roomId, state.epoch)

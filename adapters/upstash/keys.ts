@@ -42,6 +42,8 @@ export interface RoomKeys {
   lost: string
   /** Prefix of the room-wide `once` claims (`{prefix}:{{room}}:o:{key}`, one expiring key each; same slot). */
   oncePrefix: string
+  /** Prefix of the move registers (`{prefix}:{{room}}:g:{ticket}` → minute held, expiring; same slot: moves.ts). */
+  registerPrefix: string
 }
 
 export function roomKeys(prefix: string, roomId: string): RoomKeys {
@@ -62,6 +64,7 @@ export function roomKeys(prefix: string, roomId: string): RoomKeys {
     generation: `${room}:generation`,
     lost: `${room}:lost`,
     oncePrefix: `${room}:o:`,
+    registerPrefix: `${room}:g:`,
   }
 }
 

@@ -53,13 +53,20 @@ export function readCounts(fields: unknown[]): Record<string, number> {
   return counts
 }
 
-/** Reads the sync script's reply ('@'epoch, the generation, then triples '@'name, updatedAt, [field, value, …]) into a room state. */
+/** Reads the sync script's reply ('@'epoch, the generation, the moves' answers, then triples '@'name, updatedAt, [field, value, …]) into a room state. */
 export function readRoomState(reply: unknown, at: number): RoomState {
   const flat = replyArray(syncScript, reply)
   const locations: Record<string, LocationState> = {}
-  for (let i = 2; i + 2 < flat.length; i += 3) {
+  for (let i = 3; i + 2 < flat.length; i += 3) {
     const counts = readCounts(replyArray(syncScript, flat[i + 2]))
     locations[String(flat[i]).slice(1)] = { counts, updatedAt: Number(flat[i + 1]) }
   }
-  return { locations, at, epoch: readEpoch(flat[0]), generation: Number(flat[1]) }
+  const state: RoomState = { locations, at, epoch: readEpoch(flat[0]), generation: Number(flat[1]) }
+  const answers = replyArray(syncScript, flat[2])
+  if (answers.length > 0) {
+    const moved: Record<string, number> = {}
+    for (let j = 0; j + 1 < answers.length; j += 2) moved[String(answers[j])] = Number(answers[j + 1])
+    state.moved = moved
+  }
+  return state
 }

@@ -42,15 +42,20 @@ export const GRANT_STATE_TTL_SECONDS = 86_400
  *   from an older RDB or AOF), so the reporting location is marked recovering (`R{minute}`) and the generation
  *   moves past the one seen. A report that saw another epoch knew a state this one replaced: marked the same way
  *   (no jump), here rather than by the worker one report later.
+ * - Each move (moves.ts) is a compare-and-move against the ticket's register `{room}:g:{ticket}` (same slot,
+ *   expiring once its count left every window), exactly `moveStep`, on a retried report too (it changes nothing
+ *   then); its deltas go to the location, and the minute each ticket holds is answered.
  * - Every `R{m}` mark added (by a report or here) moves the room's lost minute (KEYS[6]) up to m: the grant
  *   scripts read it and refuse while the room recovers.
  * KEYS: location hash, the room's location index (zset: name → last merge ms), report id marker, epoch,
  * generation, lost minute.
  * ARGV: location, at (ms), keepMinutes, location key prefix, report id ttl seconds, epoch if new
  * (`at:reportId`), number of delta pairs D, once key prefix, once ttl seconds, the epoch id the report saw a
- * generation of ('' for none), that generation, D × (field, delta), then per once key: key, pairs P,
- * P × (field, delta).
- * Reply: '@'..epoch, the generation, then flat triples {'@'..name, updatedAt, {field, value, ...}}.
+ * generation of ('' for none), that generation, register key prefix, number of moves M, D × (field, delta), then
+ * per once key: key, pairs P, P × (field, delta), then M × (ticket, from or '', to, since, pending or '',
+ * register ttl seconds).
+ * Reply: '@'..epoch, the generation, {ticket, minute held (−1: ended), ...}, then flat triples
+ * {'@'..name, updatedAt, {field, value, ...}}.
  */
 export const syncScript: LuaScript = {
   name: 'sync',
@@ -71,14 +76,15 @@ local function add(field, delta)
   end
 end
 local changed = false
+local movesAt = #ARGV - 6 * tonumber(ARGV[13])
 if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
-  local i, last = 12, 11 + 2 * tonumber(ARGV[7])
-  changed = last > 11 or #ARGV > last
+  local i, last = 14, 13 + 2 * tonumber(ARGV[7])
+  changed = last > 13 or movesAt > last
   while i < last do
     add(ARGV[i], ARGV[i + 1])
     i = i + 2
   end
-  while i < #ARGV do
+  while i < movesAt do
     local count = tonumber(ARGV[i + 1])
     if redis.call('SET', ARGV[8] .. ARGV[i], '1', 'NX', 'EX', ARGV[9]) then
       for j = i + 2, i + 2 * count, 2 do add(ARGV[j], ARGV[j + 1]) end
@@ -88,6 +94,34 @@ if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
   redis.call('ZADD', KEYS[2], 'GT', at, location)
   redis.call('EXPIRE', H, ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
+end
+local moved, movedAny = {}, false
+local function step(ticket, from, to, since, pending, ttl)
+  local key = ARGV[12] .. ticket
+  local held = tonumber(redis.call('GET', key))
+  if held and held >= to then return held end
+  local counted = held or from
+  if counted and counted >= to then return counted end
+  if counted and counted >= since then
+    add('a' .. counted, -1)
+    add('a' .. to, 1)
+  elseif not from or (held and held < from) or (pending and pending >= since) then
+    add('a' .. to, 1)
+  else
+    return -1
+  end
+  redis.call('SET', key, to, 'EX', ttl)
+  movedAny = true
+  return to
+end
+for i = movesAt + 1, #ARGV, 6 do
+  moved[#moved + 1] = ARGV[i]
+  moved[#moved + 1] = step(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]), ARGV[i + 5])
+end
+if movedAny then
+  changed = true
+  redis.call('ZADD', KEYS[2], 'GT', at, location)
+  redis.call('EXPIRE', H, ttl)
 end
 local generation = tonumber(redis.call('GET', KEYS[5])) or 0
 local seen = tonumber(ARGV[11]) or 0
@@ -135,7 +169,7 @@ local function mirror(key, name, fields)
   end
   return fields
 end
-local reply = {'@' .. epoch, generation}
+local reply = {'@' .. epoch, generation, moved}
 local index = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
 for i = 1, #index, 2 do
   local name = index[i]
@@ -160,5 +194,5 @@ for i = 1, #index, 2 do
 end
 return reply
 `,
-  sha1: '7c194f8b17b7a46a8b2bd862df198597d91625df',
+  sha1: '87033882325c4070fde2279e89f9715586aeee54',
 }

@@ -6,7 +6,8 @@
  */
 import { GlobalAggregator, LocationAggregator } from './aggregator.ts'
 import { MINUTE_MS } from '../clock.ts'
-import { lostStateField, newEpoch, OnceRegistry, type LocationState, type RoomEpoch, type RoomState, type StateLayers } from './state.ts'
+import { MoveRegisters } from './moves.ts'
+import { addCounts, lostStateField, newEpoch, OnceRegistry, type WorkerReport, type LocationState, type RoomEpoch, type RoomState, type StateLayers } from './state.ts'
 
 export interface LocationNode {
   aggregator: LocationAggregator
@@ -33,6 +34,8 @@ export interface Room {
   epoch: RoomEpoch
   /** Room-wide once claims: one registry for all locations, whatever the exchange lag between them. */
   once: OnceRegistry
+  /** Room-wide move registers (moves.ts): the minute each renewed ticket is counted in. */
+  registers: MoveRegisters
   /**
    * Locations changed since they last reached the global stage → when they are due there (their last
    * publication plus the exchange interval). Published by the first sync of any location at or after that.
@@ -48,7 +51,7 @@ export interface Room {
 export function roomOf(rooms: Map<string, Room>, roomId: string, now: number): Room {
   let found = rooms.get(roomId)
   if (!found) {
-    found = { global: new GlobalAggregator(), locations: new Map(), unpublished: new Set(), epoch: newEpoch(crypto.randomUUID(), now, true), once: new OnceRegistry(), due: new Map(), nextDue: Infinity }
+    found = { global: new GlobalAggregator(), locations: new Map(), unpublished: new Set(), epoch: newEpoch(crypto.randomUUID(), now, true), once: new OnceRegistry(), registers: new MoveRegisters(), due: new Map(), nextDue: Infinity }
     rooms.set(roomId, found)
   }
   return found
@@ -64,6 +67,26 @@ export function addToLocation(entry: Room, location: string, minute: number, del
   node.aggregator.add(deltas)
   if (exchangeIntervalMs === 0) entry.unpublished.add(node)
   else changed(entry, location, node, exchangeIntervalMs)
+}
+
+/**
+ * Applies a report's moves against the room's registers (moves.ts) — on a retry too, where they change nothing —
+ * adding their deltas to the reporting location. Answers the minute each ticket holds, or undefined for no moves.
+ */
+export function applyMoves(entry: Room, report: WorkerReport, node: LocationNode, exchangeIntervalMs: number): Record<string, number> | undefined {
+  if (!report.moves?.length) return undefined
+  const moved: Record<string, number> = {}
+  const deltas: Record<string, number> = {}
+  for (const move of report.moves) {
+    const outcome = entry.registers.apply(move)
+    addCounts(deltas, outcome.deltas)
+    moved[move.ticket] = outcome.answer
+  }
+  if (Object.keys(deltas).length > 0) {
+    node.aggregator.add(deltas)
+    changed(entry, report.location, node, exchangeIntervalMs)
+  }
+  return moved
 }
 
 /** A loss a grant found (grant-loss.ts): marked as a report's `R{m}` would be, so the room recovers. */

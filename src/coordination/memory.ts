@@ -26,7 +26,7 @@ import {
 import { MemoryHistoryStore } from '../history/memory-store.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
 import { lostMinuteIn, onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
-import { addToLocation, changed, layeredState, locationNode, markLostAtGrant, noteLostMinute, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
+import { addToLocation, applyMoves, changed, layeredState, locationNode, markLostAtGrant, noteLostMinute, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
 import { lossAtGrant } from './grant-loss.ts'
 
 export const DRIVER_NAME = 'memory'
@@ -130,7 +130,9 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       const node = locationNode(entry, report.location, now)
       const minute = minuteOf(now)
       entry.once.prune(minute - onceRetentionMinutes(report.keepMinutes))
+      entry.registers.prune(minute)
       if (node.aggregator.apply(report, now, (key) => entry.once.claim(key, report.id, minute))) changed(entry, report.location, node, exchangeIntervalMs)
+      const moved = applyMoves(entry, report, node, exchangeIntervalMs)
       noteLostMinute(entry, lostMinuteIn(report.deltas))
       publishDue(entry, now)
       const own = node.aggregator.state()
@@ -143,7 +145,9 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
         node.view = exchangeIntervalMs > 0 ? view : undefined
       }
       // The location's own state is always fresh; other locations are as of the last exchange.
-      return layeredState({ base: view.locations, location: report.location, own, source: entry.global }, now, entry.epoch)
+      const state = layeredState({ base: view.locations, location: report.location, own, source: entry.global }, now, entry.epoch)
+      if (moved) state.moved = moved
+      return state
     },
 
     restartLocations: () => restart(rooms, 'locations'),

@@ -1,52 +1,138 @@
 /**
  * @module
- * A renewal's move (issue 14 item 3): an admitted session checking in during a later minute moves its count from
- * the minute of its last check-in (`a{from}`) to this one (`a{to}`). It travels as two room-wide `once` entries
- * of the worker's report (state.ts `WorkerReport.once`), which every adapter already claims atomically with the
- * rest of the report — so the move needs no adapter code, and a retried, replayed or concurrent move counts once:
+ * A renewal's move (issue 14 item 3): an admitted session checking in during a later minute moves its one count
+ * from the minute it is counted in (`a{h}`) to this one (`a{to}`). The coordinator keeps, per ticket, a register:
+ * the minute the ticket is counted in. A move is one compare-and-move against it, applied by every adapter in the
+ * same atomic step as the report that carries it ({@link moveStep}, mirrored exactly by the Redis script), and
+ * answered with the minute the ticket holds after it (`RoomState.moved`). So whatever order reports arrive in,
+ * however often they are retried, and whichever cookie of the ticket (old, replayed, renewed) was renewed, the
+ * ticket is counted in one minute: a late report never moves it back, and a replayed old cookie only moves the one
+ * count forward. The worker seals the renewed cookie with the minute the coordinator answered.
  *
- * - `r-.{ticketId}.{from}` takes the session out of `a{from}`: once per ticket and source minute, however many
- *   workers, processes or minutes renew a cookie of that minute (a second decrement would steal another's place).
- * - `r+.{ticketId}.{to}` puts it into `a{to}`: once per ticket and target minute, whichever cookie of the ticket
- *   (old or renewed) was renewed there. Concurrent renewals in one minute (a page's parallel requests spread over
- *   processes, with the cookies of several minutes) share the target key, and each source minute leaves once: exact.
- *   An old cookie replayed in a LATER minute than its first renewal finds its source key taken but may claim a new
- *   target: the session is then counted in both minutes — an over-count, safe for limits, that ends with the older
- *   count's session. A minute is only ever left by a session a cookie of that minute shows entered, so no move
- *   takes out a count that is not there.
- *
- * Whoever claimed them, once a report carrying both keys is acknowledged the session IS counted in `a{to}`: that
- * acknowledgement is what lets a worker hand out a cookie valid beyond the old one (pipeline/session.ts).
+ * Registers expire {@link REGISTER_EXTRA_MINUTES} after their minute has left the session window, so the memory they
+ * take is bounded by the sessions renewed within one window.
  */
 import { activeField } from './state.ts'
+import type { Move } from './move.ts'
 
-/** The once entries of a move. `countedBefore`: the session is not in the current state (a lost one): nothing to take out. */
-export function moveEntries(ticketId: string, from: number, to: number, countedBefore: boolean): Record<string, Record<string, number>> {
-  const into = { [moveKey(ticketId, to)]: { [activeField(to)]: 1 } }
-  return countedBefore ? into : { [`r-.${ticketId}.${from}`]: { [activeField(from)]: -1 }, ...into }
+export type { Move } from './move.ts'
+
+/** The answer for a ticket the coordinator counts nowhere: its session ended. */
+export const MOVE_ENDED = -1
+/** Minutes a register is kept after its minute left the session window (late reports, clock skew). */
+export const REGISTER_EXTRA_MINUTES = 2
+
+export interface MoveOutcome {
+  /** The register after the move (unchanged when `changed` is false). */
+  held: number | undefined
+  changed: boolean
+  /** What to add to the reporting location's counts. */
+  deltas: Record<string, number>
+  /** The minute the ticket is counted in now, or {@link MOVE_ENDED}. */
+  answer: number
 }
 
-/** The key a move is acknowledged by: the one that puts the session into its new minute. */
-export const moveKey = (ticketId: string, to: number): string => `r+.${ticketId}.${to}`
-
-/** Moves acknowledged per target minute, at most this many a minute (past it a renewal is reported again: idempotent). */
-const MAX_ACKED = 200_000
+/**
+ * One move against the register `held` (undefined: none). Every adapter applies exactly this, atomically with the
+ * report:
+ * - held ≥ to: a late or replayed report — nothing changes, the answer is held;
+ * - the count (held, or `from` when there is no register) still in the window at `to`: it moves, held = to;
+ * - not counted (a session of a lost state), a register older than the cookie's confirmed minute (lost state: a
+ *   store restored from an older copy), or a pending renewal still within the window: put in, held = to;
+ * - else the session ended — the register itself shows a state at or after the cookie's that left the window:
+ *   nothing changes. The coordinator says "ended" only when it knows; lost state never logs a user out (the
+ *   room's recovery mode keeps it at its limit meanwhile).
+ */
+export function moveStep(held: number | undefined, move: Move): MoveOutcome {
+  const { to } = move
+  if (held !== undefined && held >= to) return { held, changed: false, deltas: {}, answer: held }
+  const counted = held ?? move.from
+  if (counted !== undefined && counted >= to) return { held, changed: false, deltas: {}, answer: counted }
+  if (counted !== undefined && counted >= move.since) return { held: to, changed: true, deltas: { [activeField(counted)]: -1, [activeField(to)]: 1 }, answer: to }
+  if (!knowsEnded(held, move) || (move.pending !== undefined && move.pending >= move.since)) return { held: to, changed: true, deltas: { [activeField(to)]: 1 }, answer: to }
+  return { held, changed: false, deltas: {}, answer: MOVE_ENDED }
+}
 
 /**
- * What a worker knows of its moves: acknowledged (per target minute, for the rest of that minute: the user's next
- * request gets the renewed cookie at once), or in flight (recorded, not yet acknowledged), with the requests that
- * wait for them. Memory: the current minute's acknowledged keys (bounded), and in-flight keys, which are also in
- * the link's unacknowledged reports.
+ * Whether the coordinator knows the session ended: the cookie's confirmed count (`from`) is its own state — no
+ * register (never moved: the admission's count, which has left the window) or a register at or after it. A register
+ * older than the cookie is a state that lost the moves after it (a store restored from an older copy).
  */
-export class MoveAcks {
-  #minute = Number.NEGATIVE_INFINITY
-  #acked = new Set<string>()
-  /** Recorded, not yet acknowledged: key → target minute. */
-  #inFlight = new Map<string, number>()
-  #waiters = new Map<string, ((acked: boolean) => void)[]>()
+const knowsEnded = (held: number | undefined, move: Move): boolean => move.from !== undefined && (held === undefined || held >= move.from)
 
-  acked(key: string, minute: number): boolean {
-    return minute === this.#minute && this.#acked.has(key)
+/** The minute after which a register set to `move.to` may be dropped: its count has left every window. */
+export const registerExpiresAfter = (move: Move): number => move.to + (move.to - move.since) + REGISTER_EXTRA_MINUTES
+
+/** The key a move is tracked by in a worker: the ticket and its target minute. */
+export const moveKey = (ticketId: string, to: number): string => `${ticketId}.${to}`
+
+/**
+ * A room's registers in memory: ticket → minute held, dropped after {@link registerExpiresAfter}. Registers are
+ * filed by the minute they expire (a move refiles its ticket), and pruning drops whole expired minutes: the
+ * expiry depends on the session length the move was made with, which changes at run time, so insertion order is
+ * not expiry order — one long-session register must not keep every later one. Memory: the tickets renewed within
+ * the longest window of the last registers, one map entry and one set entry each.
+ */
+export class MoveRegisters {
+  readonly #held = new Map<string, { minute: number; expires: number }>()
+  readonly #byExpiry = new Map<number, Set<string>>()
+  #prunedMinute = Number.NEGATIVE_INFINITY
+
+  /** Applies `move` ({@link moveStep}); answers the minute the ticket holds, with the deltas to add. */
+  apply(move: Move): MoveOutcome {
+    const before = this.#held.get(move.ticket)
+    const outcome = moveStep(before?.minute, move)
+    if (outcome.changed) {
+      const expires = registerExpiresAfter(move)
+      if (before && before.expires !== expires) this.#unfile(move.ticket, before.expires)
+      this.#held.set(move.ticket, { minute: outcome.held!, expires })
+      const bucket = this.#byExpiry.get(expires)
+      if (bucket) bucket.add(move.ticket)
+      else this.#byExpiry.set(expires, new Set([move.ticket]))
+    }
+    return outcome
+  }
+
+  prune(minute: number): void {
+    if (minute <= this.#prunedMinute) return
+    this.#prunedMinute = minute
+    for (const [expires, tickets] of this.#byExpiry) {
+      if (expires >= minute) continue
+      for (const ticket of tickets) this.#held.delete(ticket)
+      this.#byExpiry.delete(expires)
+    }
+  }
+
+  #unfile(ticket: string, expires: number): void {
+    const bucket = this.#byExpiry.get(expires)
+    if (!bucket) return
+    bucket.delete(ticket)
+    if (bucket.size === 0) this.#byExpiry.delete(expires)
+  }
+
+  get size(): number {
+    return this.#held.size
+  }
+}
+
+/** Moves answered per target minute, at most this many a minute (past it a renewal is sent again: idempotent). */
+const MAX_ANSWERED = 200_000
+
+/**
+ * What a worker knows of its moves: answered (per target minute, for the rest of that minute: the user's next
+ * request gets the renewed cookie at once), or in flight (recorded, not yet answered), with the requests that wait
+ * for them. Memory: the current minute's answers (bounded), and in-flight keys, which are also in the link's
+ * unacknowledged reports.
+ */
+export class MoveAnswers {
+  #minute = Number.NEGATIVE_INFINITY
+  #answered = new Map<string, number>()
+  /** Recorded, not yet answered: key → target minute. */
+  #inFlight = new Map<string, number>()
+  #waiters = new Map<string, ((answer: number | undefined) => void)[]>()
+
+  answer(key: string, minute: number): number | undefined {
+    return minute === this.#minute ? this.#answered.get(key) : undefined
   }
 
   inFlight(key: string): boolean {
@@ -57,21 +143,27 @@ export class MoveAcks {
     this.#inFlight.set(key, minute)
   }
 
-  /** A report carrying `key` was acknowledged: if it is a move of this worker's, it is counted. */
-  acknowledge(key: string): void {
+  /** A report carrying the move `key` was applied: `answer` is the minute the ticket holds (undefined: not told). */
+  answered(key: string, answer: number | undefined): void {
     const minute = this.#inFlight.get(key)
     if (minute === undefined) return
     this.#inFlight.delete(key)
     if (minute > this.#minute) {
       this.#minute = minute
-      this.#acked.clear()
+      this.#answered.clear()
     }
-    if (minute === this.#minute && this.#acked.size < MAX_ACKED) this.#acked.add(key)
-    this.#settle(key, true)
+    if (answer !== undefined && minute === this.#minute && this.#answered.size < MAX_ANSWERED) this.#answered.set(key, answer)
+    this.#settle(key, answer)
   }
 
-  /** Resolves true when `key` is acknowledged, false when the report carrying it fails (the caller bounds the wait). */
-  wait(key: string): Promise<boolean> {
+  /** The move `key` was superseded by a later one of its ticket (unsent-moves.ts): nobody waits for it any more. */
+  dropped(key: string): void {
+    this.#inFlight.delete(key)
+    this.#settle(key, undefined)
+  }
+
+  /** Resolves with the answer, or undefined when the report carrying it fails (the caller bounds the wait). */
+  wait(key: string): Promise<number | undefined> {
     return new Promise((resolve) => {
       const list = this.#waiters.get(key)
       if (list) list.push(resolve)
@@ -81,17 +173,13 @@ export class MoveAcks {
 
   /** A report failed: nobody waits for its retry (an outage never holds admitted users). */
   failed(): void {
-    for (const key of [...this.#waiters.keys()]) this.#settle(key, false)
+    for (const key of [...this.#waiters.keys()]) this.#settle(key, undefined)
   }
 
-  get waiting(): boolean {
-    return this.#waiters.size > 0
-  }
-
-  #settle(key: string, acked: boolean): void {
+  #settle(key: string, answer: number | undefined): void {
     const list = this.#waiters.get(key)
     if (!list) return
     this.#waiters.delete(key)
-    for (const resolve of list) resolve(acked)
+    for (const resolve of list) resolve(answer)
   }
 }

@@ -5,7 +5,7 @@
  * exact up to {@link EXACT_LIMIT} ids a minute, then a fixed 4 MB Bloom filter takes over. A replay is never
  * counted twice; past the exact limit a genuine first check-in is taken for a replay with a small, known
  * probability (below 0.1% at a million distinct tickets per worker and minute), which skips one traffic count
- * (a renewal's move does not ask it: moves are deduplicated room-wide by their own keys, coordination/moves.ts).
+ * (a renewal's move does not ask it: moves are idempotent at the ticket's register, coordination/moves.ts).
  */
 
 /** Ids remembered exactly per minute (~20 MB at most, and as much for the minute before); past this the filter answers. */

@@ -21,7 +21,7 @@
  *            full until every session admitted before the loss has expired. Adapters also keep the latest such
  *            m beside the state (written with the mark) for their grants to read (`refusesWhileRecovering`).
  */
-
+import type { Move } from './move.ts'
 /** The counts one location holds, plus when they were last changed. */
 export interface LocationState {
   counts: Record<string, number>
@@ -49,6 +49,8 @@ export interface RoomState {
    * of every location on every sync (issue 15: 300 locations). `locations` holds the same, made on first read.
    */
   layers?: StateLayers
+  /** Per ticket of the report's moves: the minute it is counted in after the sync (`MOVE_ENDED`: nowhere). */
+  moved?: Record<string, number>
 }
 
 export interface StateLayers {
@@ -90,6 +92,7 @@ export interface WorkerReport {
    * ({@link nextGeneration}).
    */
   seen?: { epoch: string; generation: number }
+  moves?: Move[] // renewals' moves (moves.ts), applied atomically with the report (a retry too): answered in `moved`
 }
 
 /**
@@ -127,7 +130,7 @@ export function lostMinuteIn(deltas: Record<string, number>): number | undefined
 }
 
 /** Whether a report, applied, changes the state (the generation then advances). */
-export const changesState = (report: WorkerReport): boolean => Object.keys(report.deltas).length > 0 || Object.keys(report.once ?? {}).length > 0
+export const changesState = (r: WorkerReport): boolean => Object.keys(r.deltas).length > 0 || Object.keys(r.once ?? {}).length > 0 || (r.moves?.length ?? 0) > 0
 
 /** The latest minute of a loss mark in any location of `state` (see {@link lostMinuteIn}). */
 export function lostMinuteInState(state: RoomState): number | undefined {

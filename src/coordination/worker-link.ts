@@ -1,8 +1,8 @@
 /**
  * @module
  * One worker's link to the coordinator: it collects this worker's deltas, reports them in the background,
- * keeps the latest room state and the snapshot built from it. No request waits on a report, except a renewal in
- * its old cookie's last minute, which waits (bounded) for its move to be counted (moves.ts); and a worker with no
+ * keeps the latest room state and the snapshot built from it. No request waits on a report, except a renewal,
+ * which waits (bounded) for the coordinator's answer to its move (moves.ts); and a worker with no
  * state at all (a cold start) waits once for its first sync, so it never decides blind.
  *
  * Longer than 250 lines because it is one small state machine — deltas pending → sent but unacknowledged →
@@ -14,7 +14,8 @@ import type { Snapshot } from '../admission/snapshot.ts'
 import { locationStateOf, SnapshotBuilder } from '../admission/snapshot-builder.ts'
 import { SeenSet } from './seen-set.ts'
 import { withTimeout } from './timeout.ts'
-import { MoveAcks, moveEntries, moveKey } from './moves.ts'
+import { MoveAnswers, moveKey, type Move } from './moves.ts'
+import { UnsentMoves } from './unsent-moves.ts'
 import { addCounts, admittedField, anywhereAdmittedField, applyOnce, lostStateField, revocationKeyOfField, type LocationState, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 import { randomId, type Ticket } from '../ticket/ticket.ts'
 import { sessionEpoch } from './session-epoch.ts'
@@ -79,8 +80,12 @@ export class WorkerLink {
   #seen = new SeenSet()
   /** New queue places this worker gave since its snapshot was last built (the next rebuild shows them). */
   #newQueuePlaces = 0
-  /** Renewals' moves: in flight, acknowledged, waited for (moves.ts). */
-  #moves = new MoveAcks()
+  /** Renewals' moves per location, reported with the next report (moves.ts). */
+  #pendingMoves = new Map<string, Move[]>()
+  /** Renewals' moves: in flight, answered, waited for (moves.ts). */
+  #moves = new MoveAnswers()
+  /** Moves in reports not sent yet, by ticket: a later renewal supersedes the earlier (an outage's state ∝ tickets). */
+  #unsentMoves = new UnsentMoves()
   /** A request waits for a move: the report carrying it goes out now, not one interval later. */
   #urgent = false
   /** The last report failed, or a wait for a move timed out: renewals do not wait until a report gets through. */
@@ -113,39 +118,41 @@ export class WorkerLink {
   }
 
   /**
-   * Records a renewal's move of `ticketId` from minute `from` to `to` (moves.ts), unless it is in flight already.
-   * True when the coordinator has acknowledged it: the session is counted in `to`, and a cookie valid beyond the
-   * old one may be handed out. Not marked dirty: like a plain delta, the next rebuild shows it (no rebuild per renewal).
+   * Records a renewal's move (moves.ts) made at `location`, unless it is in flight already. Answers the minute the
+   * coordinator counts the ticket in when it has answered this move already (this minute), else undefined. Not
+   * marked dirty: like a plain delta, the next rebuild shows it (no rebuild per renewal).
    */
-  renew(location: string, ticketId: string, from: number, to: number, countedBefore: boolean): boolean {
-    const key = moveKey(ticketId, to)
-    if (this.#moves.acked(key, to)) return true
-    if (this.#moves.inFlight(key)) return false
-    let once = this.#pendingOnce.get(location)
-    if (!once) this.#pendingOnce.set(location, (once = {}))
-    const entries = moveEntries(ticketId, from, to, countedBefore)
-    for (const name in entries) once[name] ??= entries[name]!
-    this.#moves.sent(key, to)
-    return false
+  renew(location: string, move: Move): number | undefined {
+    const key = moveKey(move.ticket, move.to)
+    const answer = this.#moves.answer(key, move.to)
+    if (answer !== undefined || this.#moves.inFlight(key)) return answer
+    const superseded = this.#unsentMoves.supersede(move)
+    if (superseded) this.#moves.dropped(moveKey(superseded.ticket, superseded.to))
+    else {
+      const moves = this.#pendingMoves.get(location)
+      if (moves) moves.push(move)
+      else this.#pendingMoves.set(location, [move])
+      this.#unsentMoves.queued(move)
+    }
+    this.#moves.sent(key, move.to)
+    return undefined
   }
 
   /**
-   * Waits at most `ms` for the move {@link renew} recorded to be acknowledged, sending the report carrying it now
-   * (one report for every renewal recorded meanwhile). False at once while the coordinator is failing or slow: an
-   * outage never holds admitted users (the caller hands out the renewed cookie anyway; the move is retried).
+   * Waits at most `ms` for the answer to the move {@link renew} recorded for `ticketId` and minute `to`, sending the
+   * report carrying it now (one report for every renewal recorded meanwhile). Undefined at once while the
+   * coordinator is failing or slow: an outage never holds admitted users (the caller decides what the user keeps).
    */
-  async awaitMove(coordinator: Coordinator, location: string, ticketId: string, from: number, to: number, now: number, ms: number): Promise<boolean> {
+  async awaitMove(coordinator: Coordinator, location: string, ticketId: string, to: number, now: number, ms: number): Promise<number | undefined> {
     const key = moveKey(ticketId, to)
-    if (this.#moves.acked(key, to)) return true
-    if (this.#failing || !this.#moves.inFlight(key)) return false
-    const acked = this.#moves.wait(key)
+    const known = this.#moves.answer(key, to)
+    if (known !== undefined) return known
+    if (this.#failing || !this.#moves.inFlight(key)) return undefined
+    const answered = this.#moves.wait(key)
     this.#urgent = true
     this.sync(coordinator, location, now).catch(() => {})
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
-    const answer = await Promise.race([acked, late])
-    if (timer !== undefined) clearTimeout(timer)
-    if (!answer) this.#failing = true // cleared by the next report that gets through
+    const answer = await within(answered, ms)
+    if (answer === undefined) this.#failing = true // cleared by the next report that gets through
     return answer
   }
 
@@ -355,14 +362,16 @@ export class WorkerLink {
   }
 
   #hasPending(): boolean {
-    return this.#pending.size > 0 || this.#pendingOnce.size > 0 || this.#generationToReport
+    return this.#pending.size > 0 || this.#pendingOnce.size > 0 || this.#pendingMoves.size > 0 || this.#generationToReport
   }
 
   async #send(coordinator: Coordinator, location: string, now: number): Promise<void> {
-    for (const [where, deltas] of this.#pending) this.#unacknowledged.push(this.#report(where, deltas, now, this.#pendingOnce.get(where)))
-    for (const [where, once] of this.#pendingOnce) if (!this.#pending.has(where)) this.#unacknowledged.push(this.#report(where, {}, now, once))
+    for (const where of new Set([...this.#pending.keys(), ...this.#pendingOnce.keys(), ...this.#pendingMoves.keys()])) {
+      this.#unacknowledged.push(this.#report(where, this.#pending.get(where) ?? {}, now, this.#pendingOnce.get(where), this.#pendingMoves.get(where)))
+    }
     this.#pending.clear()
     this.#pendingOnce.clear()
+    this.#pendingMoves.clear()
     this.#generationToReport = false
     this.#urgent = false
     if (this.#unacknowledged.length === 0) this.#unacknowledged.push(this.#report(location, {}, now))
@@ -372,10 +381,11 @@ export class WorkerLink {
       let state: RoomState | undefined
       while (this.#unacknowledged.length > 0) {
         const report = this.#unacknowledged[0]!
+        this.#unsentMoves.sending(report.moves)
         state = await withTimeout(coordinator.sync(report), this.options.timeoutMs, coordinator.name)
         this.#unacknowledged.shift()
-        // Applied, every once key of it claimed (by it or before): the moves it carries are counted.
-        if (report.once) for (const key in report.once) this.#moves.acknowledge(key)
+        // Applied: the moves it carries are answered with the minute each ticket is counted in now.
+        if (report.moves) for (const move of report.moves) this.#moves.answered(moveKey(move.ticket, move.to), state.moved?.[move.ticket])
       }
       this.#failing = false
       this.#state = state
@@ -410,9 +420,10 @@ export class WorkerLink {
     console.warn(`[hono-waiting-room] coordinator error (logged once a minute): ${(error as Error)?.message ?? error}`)
   }
 
-  #report(location: string, deltas: Record<string, number>, now: number, once?: WorkerReport['once']): WorkerReport {
+  #report(location: string, deltas: Record<string, number>, now: number, once?: WorkerReport['once'], moves?: Move[]): WorkerReport {
     const report: WorkerReport = { id: randomId(), roomId: this.options.roomId, location, at: now, keepMinutes: this.keepMinutes, deltas }
     if (once) report.once = once
+    if (moves) report.moves = moves
     if (this.#epoch && this.#generation !== undefined) report.seen = { epoch: this.#epoch.id, generation: this.#generation }
     return report
   }
@@ -457,4 +468,15 @@ function onceKeysIn(state: RoomState): Set<string> {
     }
   }
   return keys
+}
+
+/** `promise`'s value, or undefined after `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))
+  try {
+    return await Promise.race([promise, late])
+  } finally {
+    if (timer !== undefined) clearTimeout(timer)
+  }
 }

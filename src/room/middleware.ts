@@ -76,9 +76,11 @@ function afterAside(room: Room, c: Context, next: Next, now: number, aside: Asid
 /** Every other request from the session stage on: a ticket to open, a renewal, a challenge, a decision. */
 async function decideAwaiting(room: Room, c: Context, next: Next, now: number, s: EffectiveSettings, sent: string | null): Promise<Response | void> {
   // Session: an admitted user with a live ticket goes through with no coordinator call.
-  const { ticket, stale } = await readTicket(room, c, now, s, sent)
-  if (ticket && ticket.acceptedAt > 0) {
-    const countedMinute = await continueSession(room, c, ticket, stale, now, s)
+  const read = await readTicket(room, c, now, s, sent)
+  let { ticket } = read
+  const countedMinute = ticket && ticket.acceptedAt > 0 ? await continueSession(room, c, ticket, read.stale, now, s) : undefined
+  if (ticket && ticket.acceptedAt > 0 && countedMinute === undefined) ticket = undefined // counted nowhere: its session ended
+  if (ticket && countedMinute !== undefined) {
     room.metrics.decisions.session++
     c.set('waitingRoom', { outcome: 'admitted', reason: 'session', ticketId: ticket.ticketId, acceptedAt: ticket.acceptedAt })
     await next()

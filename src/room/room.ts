@@ -157,7 +157,9 @@ export class Room implements RegisteredRoom {
    */
   sessionEndsAt(ticket: Ticket, s: EffectiveSettings): number {
     const from = ticket.acceptedAt > 0 && s.disableSessionRenewal ? ticket.acceptedAt : ticket.lastCheckInTime
-    const session = (minuteOf(from) + s.sessionDurationMinutes + 1) * MINUTE_MS
+    // A renewal handed out unanswered (ticket.ts `pending`) keeps the session through its own minute's window.
+    const last = ticket.pending === undefined || s.disableSessionRenewal ? minuteOf(from) : Math.max(minuteOf(from), ticket.pending)
+    const session = (last + s.sessionDurationMinutes + 1) * MINUTE_MS
     if (ticket.acceptedAt > 0) return session
     const kept = Math.max(this.o.queuePlaceKeptSeconds * 1000, QUEUED_TICKET_CHECK_INS * ticket.refreshIntervalSeconds * 1000)
     return Math.max(session, ticket.lastCheckInTime + kept)

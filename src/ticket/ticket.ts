@@ -36,6 +36,13 @@ export interface Ticket {
    * queued tickets, on tickets sealed before any sync, and on tickets from older versions.
    */
   epoch?: string
+  /**
+   * A renewal handed out before the coordinator answered it (the store slow or down): the minute it asked to be
+   * counted in. `lastCheckInTime` stays the last check-in the coordinator confirmed; the session lives through
+   * this minute's window too, and its next renewal asks the coordinator to put it back if its count left the
+   * window meanwhile (coordination/moves.ts). Absent on every confirmed ticket.
+   */
+  pending?: number
 }
 
 export interface OpenedTicket {
@@ -68,7 +75,8 @@ function isTicket(value: unknown, roomId: string): value is Ticket {
     Number.isSafeInteger(t.refreshIntervalSeconds) &&
     (t.refreshIntervalSeconds as number) >= 0 &&
     (t.challenge === undefined || t.challenge === 1) &&
-    (t.epoch === undefined || (typeof t.epoch === 'string' && t.epoch.length <= 16))
+    (t.epoch === undefined || (typeof t.epoch === 'string' && t.epoch.length <= 16)) &&
+    (t.pending === undefined || Number.isSafeInteger(t.pending))
   )
 }
 
@@ -81,7 +89,8 @@ export function ticketJson(t: Ticket): string {
     `{"roomId":${JSON.stringify(t.roomId)},"ticketId":${JSON.stringify(t.ticketId)},"bucketId":${t.bucketId},` +
     `"acceptedAt":${t.acceptedAt},"lastCheckInTime":${t.lastCheckInTime},"refreshIntervalSeconds":${t.refreshIntervalSeconds}` +
     (t.challenge === 1 ? ',"challenge":1' : '') +
-    (t.epoch === undefined ? '}' : `,"epoch":${JSON.stringify(t.epoch)}}`)
+    (t.epoch === undefined ? '' : `,"epoch":${JSON.stringify(t.epoch)}`) +
+    (t.pending === undefined ? '}' : `,"pending":${t.pending}}`)
   )
 }
 

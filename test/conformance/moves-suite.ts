@@ -1,13 +1,14 @@
 /**
  * @module
- * Renewal moves in the conformance suite (`coordinatorConformance` runs it, in each adapter's own runtime): a
- * renewal's move travels as two room-wide `once` keys (src/coordination/moves.ts), so on every adapter a move
- * sent by many processes and locations at once, retried, or replayed from an old cookie in a later minute takes
- * the session out of its old minute once per (ticket, source minute), and puts it into a target minute once per
- * (ticket, target minute). Web APIs only, like the suite.
+ * Renewal moves in the conformance suite (`coordinatorConformance` runs it, in each adapter's own runtime): a move
+ * is a compare-and-move against the ticket's register (src/coordination/moves.ts `moveStep`), applied atomically
+ * with its report and answered in `RoomState.moved`. On every adapter: moves sent by many processes and locations
+ * at once, in any order, retried and replayed from old cookies leave each ticket counted once, in the latest minute
+ * it was moved to; a late report never moves it back; a pending renewal puts back a ticket whose count left the
+ * window, and nothing else does. Web APIs only, like the suite.
  */
 import type { Coordinator } from '../../src/coordination/coordinator.ts'
-import { moveEntries } from '../../src/coordination/moves.ts'
+import { MOVE_ENDED, type Move } from '../../src/coordination/moves.ts'
 import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import type { TestApi } from './coordinator-suite.ts'
 import { seeded } from './seeded.ts'
@@ -22,9 +23,21 @@ export interface MovesHarness {
   propagate(coordinator: Coordinator, roomId: string, locations: string[], from: number): Promise<RoomState>
 }
 
+/** The room's active counts (`a{m}`), summed over locations, zeros left out. */
+function activeSums(view: RoomState): Record<string, number> {
+  const sums: Record<string, number> = {}
+  for (const name in view.locations) {
+    for (const [field, n] of Object.entries(view.locations[name]!.counts)) if (field.startsWith('a')) sums[field] = (sums[field] ?? 0) + n
+  }
+  for (const field in sums) if (sums[field] === 0) delete sums[field]
+  return sums
+}
+
+const report = (roomId: string, location: string, at: number, moves: Move[], deltas: Record<string, number> = {}): WorkerReport => ({ id: crypto.randomUUID(), roomId, location, at, keepMinutes: 10, deltas, moves })
+
 export function movesConformance(t: TestApi, harness: MovesHarness): void {
   const { it, expect } = t
-  it('counts a renewal move once per ticket and source minute: generated moves from many processes, retried and replayed', async () => {
+  it('counts each ticket once, in the latest minute it moved to: generated moves from many processes, any order, retried and replayed', async () => {
     for (const seed of [1, 2, 3]) {
       const random = seeded(seed)
       const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!
@@ -33,45 +46,74 @@ export function movesConformance(t: TestApi, harness: MovesHarness): void {
       const processes = [coordinator, await harness.reopen(coordinator), await harness.reopen(coordinator)]
       const locations = ['SJC', 'LHR', 'DUB'].slice(0, 1 + Math.floor(random() * 3))
       const tickets = 3 + Math.floor(random() * 4)
-      await coordinator.sync({ id: crypto.randomUUID(), roomId, location: locations[0]!, at: MS, keepMinutes: 10, deltas: { [`a${MINUTE}`]: tickets } })
-      // The model, independent of how moves are keyed: a session leaves a minute once per (ticket, source
-      // minute), and enters a target minute once per (ticket, target minute).
-      const expected: Record<string, number> = { [`a${MINUTE}`]: tickets }
-      const left = new Set<string>()
-      const entered = new Set<string>()
-      const reports: WorkerReport[] = []
+      await coordinator.sync(report(roomId, locations[0]!, MS, [], { [`a${MINUTE}`]: tickets }))
+      // 5-minute sessions: every source minute is still in the window, so each ticket ends in its latest target.
+      // Rounds: a cookie renewed in a round is one the coordinator answered before it (or the first); some reports
+      // are delayed to a later round (a late report), some sent twice (a retry: the same id), all in shuffled order.
+      const latest = new Map<string, number>()
+      const held = new Map<string, number[]>()
+      let delayed: WorkerReport[] = []
       let at = MS + 1
-      const send = (ticket: string, from: number, to: number, countedBefore = false) => {
-        const once = moveEntries(ticket, from, to, countedBefore)
-        if (!countedBefore && !left.has(`${ticket}/${from}`)) {
-          left.add(`${ticket}/${from}`)
-          expected[`a${from}`] = (expected[`a${from}`] ?? 0) - 1
+      for (let round = 0; round < 4; round++) {
+        const batch = round < 3 ? [...delayed] : delayed
+        if (round < 3) delayed = []
+        for (let i = 0; round < 3 && i < tickets; i++) {
+          const ticket = `s${seed}-t${i}`
+          if (random() < 0.3) continue
+          const to = MINUTE + 1 + Math.floor(random() * 4)
+          const sources = (held.get(ticket) ?? [MINUTE]).filter((m) => m < to)
+          if (sources.length === 0) continue
+          const from = pick(sources) // an old cookie replayed, or the latest
+          latest.set(ticket, Math.max(latest.get(ticket) ?? MINUTE, to))
+          const copies = 1 + Math.floor(random() * 3) // the same cookie renewed by several processes at once
+          for (let c = 0; c < copies; c++) (random() < 0.25 ? delayed : batch).push(report(roomId, pick(locations), at++, [{ ticket, from, to, since: to - 5 }]))
         }
-        if (!entered.has(`${ticket}/${to}`)) {
-          entered.add(`${ticket}/${to}`)
-          expected[`a${to}`] = (expected[`a${to}`] ?? 0) + 1
-        }
-        const copies = 1 + Math.floor(random() * 4) // the same old cookie renewed by several processes at once
-        for (let c = 0; c < copies; c++) reports.push({ id: crypto.randomUUID(), roomId, location: pick(locations), at: at++, keepMinutes: 10, deltas: {}, once })
+        if (batch.length > 0) batch.push(pick(batch)) // a retry
+        for (let i = batch.length - 1; i > 0; i--) { const j = Math.floor(random() * (i + 1)); [batch[i], batch[j]] = [batch[j]!, batch[i]!] }
+        const answers = await Promise.all(batch.map((r) => pick(processes).sync(r)))
+        answers.forEach((state, i) => {
+          const move = batch[i]!.moves![0]!
+          const answer = state.moved?.[move.ticket]
+          expect(answer).toBeGreaterThanOrEqual(move.to) // a late one answers the newer minute
+          held.set(move.ticket, [...(held.get(move.ticket) ?? [MINUTE]), answer!])
+        })
       }
-      for (let i = 0; i < tickets; i++) {
-        const ticket = `s${seed}-t${i}`
-        send(ticket, MINUTE, MINUTE + 1)
-        if (random() < 0.5) send(ticket, MINUTE, MINUTE + 2) // the old cookie replayed a minute later: counted there too, never out twice
-        if (random() < 0.3) send(ticket, MINUTE - 1, MINUTE + 1) // an older cookie renewed in the same minute: in once
-        if (random() < 0.5) send(ticket, MINUTE + 1, MINUTE + 2) // the renewed cookie renewed again
-      }
-      send(`s${seed}-lost`, MINUTE - 1, MINUTE + 1, true) // a session from a lost state: only put in
-      for (let i = 0; i < 3; i++) reports.push(pick(reports)) // retries: the same report id again
-      await Promise.all(reports.map((r) => pick(processes).sync(r)))
-      const view = await harness.propagate(coordinator, roomId, locations, at + 100)
-      const sums: Record<string, number> = {}
-      for (const name in view.locations) {
-        for (const [field, n] of Object.entries(view.locations[name]!.counts)) if (field.startsWith('a')) sums[field] = (sums[field] ?? 0) + n
-      }
+      const expected: Record<string, number> = { [`a${MINUTE}`]: tickets - latest.size }
+      for (const to of latest.values()) expected[`a${to}`] = (expected[`a${to}`] ?? 0) + 1
       for (const field in expected) if (expected[field] === 0) delete expected[field]
-      for (const field in sums) if (sums[field] === 0) delete sums[field]
-      expect(sums).toEqual(expected)
+      const view = await harness.propagate(coordinator, roomId, locations, at + 100)
+      expect(activeSums(view)).toEqual(expected)
+      // A replay of the oldest cookie afterwards changes nothing and answers where the ticket is.
+      for (const [ticket, to] of latest) {
+        const state = await pick(processes).sync(report(roomId, pick(locations), at++, [{ ticket, from: MINUTE, to: MINUTE + 1, since: MINUTE - 4 }]))
+        expect(state.moved?.[ticket]).toBe(to)
+      }
+      expect(activeSums(await harness.propagate(coordinator, roomId, locations, at + 200))).toEqual(expected)
     }
   }, 120_000)
+
+  it('a late report never moves a ticket back; an ended session is not put back; a pending renewal and a lost session are, once', async () => {
+    const roomId = `moves-late-${crypto.randomUUID().slice(0, 8)}`
+    const coordinator = harness.coordinator()
+    const other = await harness.reopen(coordinator)
+    await coordinator.sync(report(roomId, 'SJC', MS, [], { [`a${MINUTE}`]: 3 }))
+    // Ticket A: renewed to +2 (answered), then the report of its renewal to +1 lands late.
+    expect((await coordinator.sync(report(roomId, 'SJC', MS + 1, [{ ticket: 'A', from: MINUTE, to: MINUTE + 2, since: MINUTE }]))).moved).toEqual({ A: MINUTE + 2 })
+    expect((await other.sync(report(roomId, 'LHR', MS + 2, [{ ticket: 'A', from: MINUTE, to: MINUTE + 1, since: MINUTE - 1 }]))).moved).toEqual({ A: MINUTE + 2 })
+    // Ticket B (1-minute sessions): its count left the window before this renewal — ended, unless it carries a pending one.
+    expect((await coordinator.sync(report(roomId, 'SJC', MS + 3, [{ ticket: 'B', from: MINUTE, to: MINUTE + 3, since: MINUTE + 2 }]))).moved).toEqual({ B: MOVE_ENDED })
+    expect((await other.sync(report(roomId, 'SJC', MS + 4, [{ ticket: 'B', from: MINUTE, to: MINUTE + 3, since: MINUTE + 2, pending: MINUTE + 1 }]))).moved).toEqual({ B: MOVE_ENDED })
+    const pending = report(roomId, 'SJC', MS + 5, [{ ticket: 'B', from: MINUTE, to: MINUTE + 3, since: MINUTE + 2, pending: MINUTE + 2 }])
+    expect((await coordinator.sync(pending)).moved).toEqual({ B: MINUTE + 3 })
+    expect((await other.sync(pending)).moved).toEqual({ B: MINUTE + 3 }) // retried: nothing more
+    // Ticket C, a session of a lost state (no `from`): put in once, however often it is sent.
+    const lost = { ticket: 'C', to: MINUTE + 3, since: MINUTE - 2 }
+    await Promise.all([coordinator.sync(report(roomId, 'SJC', MS + 6, [lost])), other.sync(report(roomId, 'LHR', MS + 7, [lost]))])
+    // Ticket D, a store restored from an older copy: its register (+1) is older than the cookie's confirmed minute
+    // (+2), and below the window — lost state, put in rather than ended (break14e restore-logout).
+    expect((await coordinator.sync(report(roomId, 'SJC', MS + 8, [{ ticket: 'D', from: MINUTE, to: MINUTE + 1, since: MINUTE }]))).moved).toEqual({ D: MINUTE + 1 })
+    expect((await other.sync(report(roomId, 'LHR', MS + 9, [{ ticket: 'D', from: MINUTE + 2, to: MINUTE + 4, since: MINUTE + 3 }]))).moved).toEqual({ D: MINUTE + 4 })
+    const view = await harness.propagate(coordinator, roomId, ['SJC', 'LHR'], MS + 100)
+    expect(activeSums(view)).toEqual({ [`a${MINUTE}`]: 1, [`a${MINUTE + 1}`]: 1, [`a${MINUTE + 2}`]: 1, [`a${MINUTE + 3}`]: 2, [`a${MINUTE + 4}`]: 1 })
+  }, 60_000)
 }

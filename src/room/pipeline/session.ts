@@ -9,6 +9,7 @@ import { minuteOf, MINUTE_MS } from '../../clock.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
 import { trafficField } from '../../coordination/state.ts'
+import { MOVE_ENDED } from '../../coordination/moves.ts'
 import { cookieHeaderOf, readCookie } from '../../ticket/cookie.ts'
 import type { Ticket } from '../../ticket/ticket.ts'
 import type { Room } from '../room.ts'
@@ -86,12 +87,13 @@ export function sessionNow(room: Room, c: Context, cookie: string | undefined, n
 }
 
 /**
- * An admitted user with a live session. Renewal moves their count to this minute (a move: coordination/moves.ts)
- * and — once the coordinator has counted the move — rewrites the cookie; a session older than the room's stored
- * state (a backend that lost its state) tells every worker the active count is short. Returns the minute the
- * session is counted in once what this worker recorded is applied.
+ * An admitted user with a live session. Renewal moves their count to this minute (a compare-and-move against the
+ * ticket's register: coordination/moves.ts) and — once the coordinator has answered — seals the cookie with the
+ * minute it answered; a session older than the room's stored state (a backend that lost its state) tells every
+ * worker the active count is short. Returns the minute the session is counted in once what this worker recorded is
+ * applied, or undefined when the coordinator counts the ticket nowhere (its session ended): a new user then.
  */
-export async function continueSession(room: Room, c: Context, ticket: Ticket, stale: boolean, now: number, s: EffectiveSettings): Promise<number> {
+export async function continueSession(room: Room, c: Context, ticket: Ticket, stale: boolean, now: number, s: EffectiveSettings): Promise<number | undefined> {
   const { link } = room
   const minute = minuteOf(now)
   const lastMinute = minuteOf(ticket.lastCheckInTime)
@@ -103,42 +105,62 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
       link.record(location, trafficField(minute), 1)
       room.history.sessionRenewed(now, location, ticket.acceptedAt, ticket.lastCheckInTime)
     }
-    // A session counted before the stored state began is not in it: moving it out would under-count.
-    const acked = link.renew(location, ticket.ticketId, lastMinute, minute, countedBefore)
+    // A session counted before the stored state began is not in it: nothing to move out (`from` left out).
+    const pending = ticket.pending !== undefined && hasPlace(room, now, s) ? ticket.pending : undefined
+    const move = { ticket: ticket.ticketId, from: countedBefore ? undefined : lastMinute, to: minute, since: minute - s.sessionDurationMinutes, pending }
+    const known = link.renew(location, move)
     room.report(c, location, now)
-    if (acked || (await renewalGiven(room, c, ticket, now, s, location, lastMinute, minute))) {
-      await room.setTicket(c, { ...ticket, lastCheckInTime: now }, now, s)
-    } else if (stale) await room.setTicket(c, ticket, now, s)
-    return minute
+    const answer = known ?? (await renewalAnswer(room, c, ticket, now, s, location, minute))
+    if (answer === MOVE_ENDED) return undefined
+    if (answer !== undefined) {
+      await room.setTicket(c, confirmed(ticket, now), now, s)
+      return answer
+    }
+    // Unanswered: in (or past) the confirmed cookie's last minute the renewal is handed out pending, so the user
+    // stays; earlier the confirmed cookie still holds, and the move lands with a later report.
+    if (lastConfirmedMinute(room, ticket, s, minute)) await room.setTicket(c, { ...ticket, pending: minute }, now, s)
+    else if (stale) await room.setTicket(c, ticket, now, s)
+    return lastMinute
   }
   if (stale) await room.setTicket(c, ticket, now, s)
   else if (s.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
   return lastMinute
 }
 
-/** Longest a renewal waits for its move's acknowledgement (a healthy report takes milliseconds; a slower one is a stall). */
+/**
+ * Whether a pending renewal may ask to be put back: only while this worker's snapshot shows the room below its
+ * limit. A worker that died with the move unreported (a crash during an outage) leaves the session uncounted, and
+ * newcomers may have taken its place since: the user is then a new user, rather than one over the limit.
+ */
+function hasPlace(room: Room, now: number, s: EffectiveSettings): boolean {
+  const snapshot = room.link.snapshot(now)
+  return snapshot === undefined || snapshot.activeUsers < s.totalActiveUsers
+}
+
+/** The ticket renewed at `now`, confirmed: no pending renewal left. */
+function confirmed(ticket: Ticket, now: number): Ticket {
+  const { pending: _, ...rest } = ticket
+  return { ...rest, lastCheckInTime: now }
+}
+
+/** Whether `minute` is the last of the session the coordinator confirmed (or later: a pending cookie). */
+const lastConfirmedMinute = (room: Room, ticket: Ticket, s: EffectiveSettings, minute: number): boolean =>
+  room.sessionEndsAt({ ...ticket, pending: undefined }, s) <= (minute + 1) * MINUTE_MS
+
+/** Longest a renewal waits for its answer while the confirmed cookie still has minutes left (a healthy report takes milliseconds). */
 const RENEWAL_WAIT_MS = 150
 
 /**
- * Whether the renewed cookie is handed out (issue 14 item 3). A cookie valid beyond the old one, handed out by a
- * worker that then dies with the move unreported, would be a session the room no longer counts: so the request
- * waits for the coordinator to acknowledge the move — one report exchange, shared by every renewal recorded
- * meanwhile, at most RENEWAL_WAIT_MS (or the coordinator call budget if lower), and not at all while reports fail
- * or after a wait timed out, until a report gets through (item 5: a stalled store costs one bounded wait).
- *
- * Why every renewal waits, not only one in the old cookie's last minute: a user left with the old cookie who next
- * checks in during a LATER minute (a client that calls once a minute; a request served by another process or
- * isolate) renews the same old cookie again. Its move out of the old minute is claimed already, and where that
- * first move put the session no worker can tell (the once registry answers no targets), so the second move can
- * only add the session again: counted in up to `sessionDurationMinutes` minutes at once — over-counted, but limits
- * would no longer be exact. Waiting keeps every renewal a single move.
- *
- * Unacknowledged in time: outside the old cookie's last minute the user keeps the old one (still valid, nothing
- * lost); in its last minute the renewed cookie is handed out anyway and the move stays pending for retry — an
- * outage never logs out admitted users (a crash during one is a double fault: README Known limits).
+ * The coordinator's answer to the renewal (the minute the ticket is counted in, or MOVE_ENDED), or undefined if it
+ * does not come in time (issue 14 item 3). A cookie valid beyond the old one, handed out by a worker that then dies
+ * with the move unreported, would be a session the room no longer counts: so the request waits — one report
+ * exchange, shared by every renewal recorded meanwhile, and not at all while reports fail or after a wait timed out,
+ * until a report gets through (item 5: a stalled store costs one bounded wait). In the confirmed cookie's last
+ * minute it waits as long as any coordinator call may take (`coordinatorTimeoutMs`): a slow store is then answered,
+ * and only a failing one leaves the renewal pending. Before that, RENEWAL_WAIT_MS at most: the confirmed cookie
+ * still holds, and wherever the move lands the register knows.
  */
-async function renewalGiven(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, from: number, to: number): Promise<boolean> {
-  const wait = Math.min(room.o.coordinatorTimeoutMs, RENEWAL_WAIT_MS)
-  if (await room.link.awaitMove(room.coordinatorOf(c), location, ticket.ticketId, from, to, now, wait)) return true
-  return room.sessionEndsAt(ticket, s) <= (to + 1) * MINUTE_MS // the old cookie's last minute
+async function renewalAnswer(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, to: number): Promise<number | undefined> {
+  const wait = lastConfirmedMinute(room, ticket, s, to) ? room.o.coordinatorTimeoutMs : Math.min(room.o.coordinatorTimeoutMs, RENEWAL_WAIT_MS)
+  return room.link.awaitMove(room.coordinatorOf(c), location, ticket.ticketId, to, now, wait)
 }

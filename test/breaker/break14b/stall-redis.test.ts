@@ -19,10 +19,10 @@ describe('break14b: admitted users while Redis stalls for 4 s across a minute bo
     expect(out.requestsDuring).toBeGreaterThan(20)
     expect({ refused: out.refusedDuring, slow: out.maxMs >= 300 }).toEqual({ refused: 0, slow: false })
   }, 60_000)
-  it('DEBUG SLEEP 4, 1-minute sessions (renewed anyway once the bounded wait is over): all served (max < 600 ms, p95 < 300 ms)', async () => {
+  it('DEBUG SLEEP 4, 1-minute sessions (renewed anyway once the bounded wait is over): all served (max < 1400 ms: a renewal in its confirmed cookie’s last minute waits up to coordinatorTimeoutMs (1000), once, p95 < 300 ms)', async () => {
     const out = await stallRun({ redis: redis.url }, () => redisCli(7393, 'DEBUG', 'SLEEP', '4'), 4000, 1)
     console.log('DEBUG SLEEP, 1-minute sessions:', JSON.stringify(out))
     expect(out.requestsDuring).toBeGreaterThan(20)
-    expect({ refused: out.refusedDuring, slow: out.maxMs >= 600, p95: out.p95Ms >= 300 }).toEqual({ refused: 0, slow: false, p95: false })
+    expect({ refused: out.refusedDuring, slow: out.maxMs >= 1400, p95: out.p95Ms >= 300 }).toEqual({ refused: 0, slow: false, p95: false })
   }, 60_000)
 })

@@ -18,11 +18,11 @@ describe('break14b: admitted users while another process holds the SQLite write 
     expect(out.requestsDuring).toBeGreaterThan(20)
     expect({ refused: out.refusedDuring, slow: out.maxMs >= 300 }).toEqual({ refused: 0, slow: false })
   }, 60_000)
-  it('1-minute sessions (renewed anyway once the bounded wait is over): all served, at most one bounded wait (max < 600 ms, p95 < 300 ms)', async () => {
+  it('1-minute sessions (renewed anyway once the bounded wait is over): all served, at most one bounded wait (max < 1400 ms: a renewal in its confirmed cookie’s last minute waits up to coordinatorTimeoutMs (1000), once, p95 < 300 ms)', async () => {
     const file = join(tmp(), 'room.db')
     const out = await stallRun({ store: file }, () => holdLock(file, 4), 4000, 1)
     console.log('BEGIN IMMEDIATE, 1-minute sessions:', JSON.stringify(out))
     expect(out.requestsDuring).toBeGreaterThan(20)
-    expect({ refused: out.refusedDuring, slow: out.maxMs >= 600, p95: out.p95Ms >= 300 }).toEqual({ refused: 0, slow: false, p95: false })
+    expect({ refused: out.refusedDuring, slow: out.maxMs >= 1400, p95: out.p95Ms >= 300 }).toEqual({ refused: 0, slow: false, p95: false })
   }, 60_000)
 })

@@ -86,10 +86,8 @@ async function run(backend: Backend, seed: number) {
   return { backend, seed, n, session, at1: at1 - m0, d, validAfterB: valid, over }
 }
 
-// Open defect of issue 14 on main (see README Known limits and the closing note): a renewal's report that lands after a
-// later renewal of the same ticket moves its count back (two once keys per move, no register). Fixed on branch reg14
-// (compare-and-move registers), which did not land. Off in CI until fixed; B14D_OPEN=1 runs it.
-describe.skipIf(!process.env.B14D_OPEN).concurrent('break14d: a late report never moves a ticket back to an older minute', () => {
+// Fixed by the move registers (issue 14 item 3: compare-and-move, src/coordination/moves.ts): runs by default.
+describe.concurrent('break14d: a late report never moves a ticket back to an older minute', () => {
   for (const backend of ['memory', 'sqlite', 'redis'] as const) {
     it(`${backend}: 12 seeds, served ≤ totalActiveUsers every minute after the late report`, async () => {
       const bad = []

@@ -1,0 +1,48 @@
+/**
+ * @module
+ * A worker's renewals not yet sent to the coordinator (break14e outage-memory): while the store is down, a user who
+ * keeps browsing renews once a minute, and keeping each of those moves would grow a worker's state with users ×
+ * minutes of outage. The register (moves.ts) makes the latest move of a ticket sufficient: a later one supersedes
+ * the earlier one in place, in the report that nobody has sent yet, so a worker holds at most one unsent move per
+ * ticket (plus the ones of the report being tried).
+ */
+import type { Move } from './move.ts'
+
+/** Folds what `earlier` says into `later`: applied alone, `later` leaves the ticket where the two in turn would. */
+function supersede(earlier: Move, later: Move): void {
+  // The earlier renewal was served at `earlier.to`: applied first it moves the confirmed count there, and the later
+  // one moves it on while `earlier.to` is within its window — exactly what a pending renewal to `earlier.to` asks.
+  const pending = Math.max(earlier.to, earlier.pending ?? earlier.to, later.pending ?? earlier.to)
+  Object.assign(earlier, later, { pending })
+}
+
+export class UnsentMoves {
+  /** Ticket → its move in a report not sent yet (pending, or queued behind the one being tried). */
+  readonly #byTicket = new Map<string, Move>()
+
+  /**
+   * Supersedes the ticket's unsent earlier move with `move` (answers the superseded move, to be forgotten), or
+   * answers undefined when there is none: the caller queues `move`, and notes it with {@link queued}.
+   */
+  supersede(move: Move): Move | undefined {
+    const earlier = this.#byTicket.get(move.ticket)
+    if (earlier === undefined || earlier.to >= move.to) return undefined
+    const superseded = { ...earlier }
+    supersede(earlier, move)
+    return superseded
+  }
+
+  queued(move: Move): void {
+    this.#byTicket.set(move.ticket, move)
+  }
+
+  /** A report is about to be sent (and may be applied): its moves can no longer change. */
+  sending(moves: readonly Move[] | undefined): void {
+    if (!moves) return
+    for (const move of moves) if (this.#byTicket.get(move.ticket) === move) this.#byTicket.delete(move.ticket)
+  }
+
+  get size(): number {
+    return this.#byTicket.size
+  }
+}
