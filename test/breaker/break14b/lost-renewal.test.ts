@@ -14,18 +14,14 @@
  */
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ADMIN, killAllStarted, sleep, startOrigin, startProxy, startRedis, tmp } from './procs.ts'
+import { ADMIN, killAllStarted, sleep, startOrigin, startProxy, startRedis, tmp, fakeClock } from './procs.ts'
 
 const K = 20
 const MIN = 60_000
 afterAll(() => killAllStarted())
 
 async function lostRenewal(backend: string[], kill = true) {
-  const T0 = Date.now()
-  const fakeNow = () => T0 + (Date.now() - T0) * K
-  const untilFake = async (t: number) => { while (fakeNow() < t) await sleep(Math.max(1, Math.min(50, (t - fakeNow()) / K))) }
-  const nextMinute = () => (Math.floor(fakeNow() / MIN) + 1) * MIN
-  const env = { B14B_CLOCK_K: String(K), B14B_CLOCK_T0: String(T0) }
+  const { T0, now: fakeNow, until: untilFake, nextMinute, env } = fakeClock(K)
   const origin = await startOrigin()
   const args = ['--origin', origin.url, '--room-id', `b14b-renew-${T0}`, '--total-active-users', '4', '--new-users-per-minute', '4', '--session-duration', '1', ...backend]
   const [a, b] = await Promise.all([startProxy(args, env), startProxy(args, env)])

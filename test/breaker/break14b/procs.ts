@@ -14,6 +14,19 @@ export const ADMIN = 'break14b-admin-token-0123456789'
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 export const tmp = () => mkdtempSync(join(tmpdir(), 'b14b-'))
 
+/**
+ * The clock a test shares with the proxies it starts: fake time runs K times as fast as real time from T0, and
+ * `env` hands the same clock to each proxy through clock-preload.mjs. `until` sleeps in real steps of at most
+ * `stepMs` (a coarser step spares the CPU; a finer one lands nearer the fake instant asked for).
+ */
+export function fakeClock(K: number, stepMs = 50) {
+  const T0 = Date.now()
+  const now = () => T0 + (Date.now() - T0) * K
+  const until = async (t: number) => { while (now() < t) await sleep(Math.max(1, Math.min(stepMs, (t - now()) / K))) }
+  const nextMinute = () => (Math.floor(now() / 60_000) + 1) * 60_000
+  return { T0, now, until, nextMinute, env: { B14B_CLOCK_K: String(K), B14B_CLOCK_T0: String(T0) } }
+}
+
 export interface Proxy { child: ChildProcess; url: string; out: string; exited: Promise<void> }
 const started = new Set<ChildProcess>()
 export function killAllStarted() {

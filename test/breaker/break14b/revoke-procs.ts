@@ -7,17 +7,14 @@
  * Afterwards exactly one place is free: of 12 newcomers exactly 1 is admitted — or none and A is back (as a new user
  * admitted into the freed place by a racing request) — and B and C still get in. `racing: false`: all 30 revoke.
  */
-import { ADMIN, rng, sleep, startOrigin, startProxy, type Proxy } from './procs.ts'
+import { ADMIN, rng, sleep, startOrigin, startProxy, type Proxy, fakeClock } from './procs.ts'
 
 export const K = 20
 const MIN = 60_000
 
 export async function revokeRun(backend: { store?: string; redis?: string }, seed: number, racing = true) {
   const random = rng(seed)
-  const T0 = Date.now()
-  const fakeNow = () => T0 + (Date.now() - T0) * K
-  const untilFake = async (t: number) => { while (fakeNow() < t) await sleep(Math.max(1, Math.min(50, (t - fakeNow()) / K))) }
-  const env = { B14B_CLOCK_K: String(K), B14B_CLOCK_T0: String(T0) }
+  const { T0, now: fakeNow, until: untilFake, env } = fakeClock(K)
   const origin = await startOrigin()
   const args = ['--origin', origin.url, '--room-id', `b14b-revoke-${seed}-${T0}`, '--total-active-users', '3', '--new-users-per-minute', '100', '--session-duration', '15', '--origin-commands', 'revoke',
     ...(backend.store ? ['--store', backend.store] : ['--redis', backend.redis!])]

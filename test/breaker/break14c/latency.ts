@@ -4,16 +4,14 @@
  * SLEEP or CLIENT PAUSE) that starts 300 ms (real) before a minute boundary. Latency split into renewals (the
  * request that got a new cookie) and the rest.
  */
-import { sleep, startOrigin, startProxy, type Proxy } from '../break14b/procs.ts'
+import { sleep, startOrigin, startProxy, type Proxy, fakeClock } from '../break14b/procs.ts'
 
 const K = 20
 const MIN = 60_000
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return Math.round(s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? 0) }
 
 export async function latencyRun(backend: string[], users: number, sessionMinutes: number, stall?: () => Promise<unknown>, minutes = 3) {
-  const T0 = Date.now()
-  const fakeNow = () => T0 + (Date.now() - T0) * K
-  const env = { B14B_CLOCK_K: String(K), B14B_CLOCK_T0: String(T0) }
+  const { T0, now: fakeNow, env } = fakeClock(K)
   const origin = await startOrigin()
   const args = ['--origin', origin.url, '--room-id', `b14c-lat-${T0}`, '--total-active-users', '500', '--new-users-per-minute', '500', '--session-duration', String(sessionMinutes), ...backend]
   const proxies: Proxy[] = await Promise.all([0, 1].map(() => startProxy(args, env)))

@@ -6,7 +6,7 @@
  * original admitted in m+2 holds a cookie a renewal handed out. Never more than N may be admitted in m+2.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { ADMIN, sleep, startOrigin, startProxy, rng, type Proxy } from '../break14b/procs.ts'
+import { ADMIN, sleep, startOrigin, startProxy, rng, type Proxy, fakeClock } from '../break14b/procs.ts'
 
 const MIN = 60_000
 export interface RenewKillOptions {
@@ -26,11 +26,7 @@ export interface RenewKillOptions {
 export async function renewKill(backend: string[], o: RenewKillOptions) {
   const { n = 6, k: K = 20, seed, renewers = 1, kill = true } = o
   const random = rng(seed)
-  const T0 = Date.now()
-  const fakeNow = () => T0 + (Date.now() - T0) * K
-  const untilFake = async (t: number) => { while (fakeNow() < t) await sleep(Math.max(1, Math.min(20, (t - fakeNow()) / K))) }
-  const nextMinute = () => (Math.floor(fakeNow() / MIN) + 1) * MIN
-  const env = { B14B_CLOCK_K: String(K), B14B_CLOCK_T0: String(T0) }
+  const { T0, now: fakeNow, until: untilFake, nextMinute, env } = fakeClock(K, 20)
   const origin = await startOrigin()
   const args = ['--origin', origin.url, '--room-id', `b14c-rk-${seed}-${T0}`, '--total-active-users', String(n), '--new-users-per-minute', String(n), '--session-duration', '1', ...backend]
   const procs: Proxy[] = await Promise.all(Array.from({ length: 1 + renewers }, () => startProxy(args, env)))

@@ -14,17 +14,14 @@
  * against the ticket's register and the renewed cookie carries the minute it answered: 4 get in (src/coordination/moves.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { killAllStarted, sleep, startOrigin, startProxy } from '../break14b/procs.ts'
+import { killAllStarted, sleep, startOrigin, startProxy, fakeClock } from '../break14b/procs.ts'
 
 afterAll(() => killAllStarted())
 const K = 20
 const MIN = 60_000
 
 async function run(attack: boolean) {
-  const T0 = Date.now()
-  const fakeNow = () => T0 + (Date.now() - T0) * K
-  const untilFake = async (t: number) => { while (fakeNow() < t) await sleep(Math.max(1, Math.min(20, (t - fakeNow()) / K))) }
-  const env = { B14B_CLOCK_K: String(K), B14B_CLOCK_T0: String(T0) }
+  const { T0, now: fakeNow, until: untilFake, env } = fakeClock(K, 20)
   const origin = await startOrigin()
   const p = await startProxy(['--origin', origin.url, '--room-id', `b14c-starve-${T0}`, '--total-active-users', '5', '--new-users-per-minute', '5', '--session-duration', '5'], env)
   const get = async (user: string, cookie = '') => {
