@@ -8,6 +8,7 @@
 //   node adapters/bun-sqlite/bench.mjs [--processes 4] [--ms 2000]     (better-sqlite3)
 //   node_modules/.bin/bun adapters/bun-sqlite/bench.mjs [...]          (bun:sqlite)
 //   … --cases 1 --rounds 7                                             (only one decision at a time, more rounds)
+//   … --interleaved 16     (CPU per op of decisions and bare transactions in alternating blocks, one process: load-robust)
 //   BENCH_ADAPTER=/other/checkout/adapters/bun-sqlite/index.ts …       (another version, measured the same way)
 //
 // A decision is the fused `takeSlot` a new user costs: one BEGIN IMMEDIATE transaction that looks the
@@ -126,6 +127,38 @@ function sameWrites(db) {
   return (token) => run.immediate(token)
 }
 
+/**
+ * CPU per operation of decisions and of the bare transaction in alternating blocks of `block` on one file, in one
+ * process (`--interleaved ROUNDS`): a busy machine slows both alike, where separate 1 s runs swing 2× on it.
+ * Answers the bare transaction's CPU per op over the decision's, summed over the rounds.
+ */
+async function interleaved(file, block, rounds) {
+  const db = openDatabase(file)
+  const coordinator = adapter.sqliteCoordinator(db)
+  const seen = await knownState(coordinator)
+  const bareDb = openDatabase(file)
+  bareDb.exec('PRAGMA busy_timeout = 50; PRAGMA synchronous = NORMAL')
+  const bareTransaction = sameWrites(bareDb)
+  let next = 0
+  const cpu = { takeSlot: 0, transaction: 0 }
+  const run = async (kind) => {
+    const before = process.cpuUsage()
+    for (let i = 0; i < block; i++) {
+      if (kind === 'takeSlot') await coordinator.takeSlot(slotRequest(`i${next++}`, seen))
+      else (bareTransaction(`i${next++}`), await null)
+    }
+    const used = process.cpuUsage(before)
+    return used.user + used.system
+  }
+  for (let round = 0; round < 4; round++) await run('takeSlot'), await run('transaction') // warm-up
+  for (let round = 0; round < rounds; round++) {
+    for (const kind of round % 2 ? ['transaction', 'takeSlot'] : ['takeSlot', 'transaction']) cpu[kind] += await run(kind)
+  }
+  db.close()
+  bareDb.close()
+  return { decision: cpu.takeSlot / block / rounds, transaction: cpu.transaction / block / rounds, ratio: cpu.transaction / cpu.takeSlot }
+}
+
 /** Up to 2,000 evenly spaced values, so children can send theirs back on one line. */
 const sample = (values) => values.filter((_, i) => i % Math.max(1, Math.floor(values.length / 2000)) === 0)
 
@@ -179,6 +212,19 @@ if (process.argv[2] === 'child') {
   await new Promise((resolve) => process.stdin.once('data', resolve))
   process.stdout.write(`result ${JSON.stringify(await measure(kind, file, Number(ms)))}\n`)
   process.exit(0)
+} else if (flag('interleaved', 0) > 0) {
+  const dir = mkdtempSync(join(tmpdir(), 'wr-sqlite-bench-'))
+  try {
+    const file = join(dir, 'interleaved.db')
+    prepareFile(file)
+    const r = await interleaved(file, 500, flag('interleaved', 0))
+    console.log(
+      `bun-sqlite on ${runtime}, one decision at a time, blocks of 500 alternating with the bare transaction, load average ${loadavg()[0].toFixed(1)}: ` +
+        `CPU µs/op decision ${r.decision.toFixed(1)}, bare transaction ${r.transaction.toFixed(1)}: ${r.ratio.toFixed(3)}×`,
+    )
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 } else {
   const processes = flag('processes', 4)
   const ms = flag('ms', 2000)

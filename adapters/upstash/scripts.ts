@@ -15,7 +15,7 @@
  * - Cheap on the hot path (#16). Measured with callgrind on Redis 7.0 (instructions): a script starts at ~5,800,
  *   each KEYS/ARGV entry ~700–1,100 (a Lua string and a table slot), each `redis.call` ~2,000 around its command
  *   (arguments converted, the reply parsed back into Lua: ~1,000 more per element of an MGET), a `SET … EX` of a
- *   new key ~11,000, an INCR ~4,800, `tonumber` ~1,600 (strtod twice) against ~650 for `x + 0`. So the new-user
+ *   new key ~11,400 (`SETEX` ~10,600: two arguments fewer, so the scripts write with it), an INCR ~4,400, `tonumber` ~1,600 (strtod twice) against ~650 for `x + 0`. So the new-user
  *   path reads every key it needs in one MGET of string keys, writes with as few calls as the decision allows,
  *   coerces numbers with `+ 0`, passes numbers as strings (a Lua number costs Redis a printf), never scans a hash
  *   that grows with the minute's grants, and answers one integer. See the README's figures.
@@ -102,8 +102,8 @@ end`
  * sync-script.ts `MIRROR_MINUTES`), an Anywhere grant also counts its admission in the location's hash (`~h`).
  * A token already holding a slot this minute gets its first answer, even if the limits changed since.
  * With a previous-reported value ('' for none), a counter's limit is lowered by what it gave in minute − 1
- * beyond it (`effectiveLimit`). Calls inside Redis (#16): location grant 3 (MGET, SET, INCR), Anywhere grant 4
- * (MGET, SET, INCR, HINCRBY), no slot, repeat or recovering 1, plus 2–4 the first time in a minute a counter
+ * beyond it (`effectiveLimit`). Calls inside Redis (#16): location grant 3 (MGET, SETEX, INCR), Anywhere grant 4
+ * (MGET, SETEX, INCR, HINCRBY), no slot, repeat or recovering 1, plus 2–4 the first time in a minute a counter
  * or a location is given a slot. The token's answer is a string key of its own, so no call scans a hash that
  * grows with the minute's grants. A token's first answer is its attempt, `*`-prefixed when the Anywhere counter
  * gave it (attempts are hex).
