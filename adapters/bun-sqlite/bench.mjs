@@ -7,6 +7,9 @@
 //
 //   node adapters/bun-sqlite/bench.mjs [--processes 4] [--ms 2000]     (better-sqlite3)
 //   node_modules/.bin/bun adapters/bun-sqlite/bench.mjs [...]          (bun:sqlite)
+//   … --cases 1 --rounds 7                                             (only one decision at a time, more rounds)
+//   … --interleaved 16     (CPU per op of decisions and bare transactions in alternating blocks, one process: load-robust)
+//   BENCH_ADAPTER=/other/checkout/adapters/bun-sqlite/index.ts …       (another version, measured the same way)
 //
 // A decision is the fused `takeSlot` a new user costs: one BEGIN IMMEDIATE transaction that looks the
 // ticket up, takes a slot from the location counter, remembers the ticket and counts the admission in
@@ -32,6 +35,7 @@ const IN_FLIGHT = flag('in-flight', 16)
 async function measure(kind, file, ms, inFlight = IN_FLIGHT) {
   const db = openDatabase(file)
   const coordinator = kind === 'takeSlot' ? adapter.sqliteCoordinator(db) : undefined
+  const seen = coordinator ? await knownState(coordinator) : undefined
   // The coordinator sets a busy timeout of 0 (it retries asynchronously); the bare statements, which have no
   // retry, get SQLite's own busy wait back, as an app would use it, and the coordinator's default durability.
   if (kind !== 'takeSlot') db.exec('PRAGMA busy_timeout = 50; PRAGMA synchronous = NORMAL')
@@ -67,7 +71,7 @@ async function measure(kind, file, ms, inFlight = IN_FLIGHT) {
       } else {
         const started = performance.now()
         const slot = await coordinator
-          .takeSlot({ roomId: 'bench', location: 'host', minute: MINUTE, localLimit: 1e12, anywhereLimit: 0, token: prefix + next++ })
+          .takeSlot(slotRequest(prefix + next++, seen))
           .catch(() => undefined)
         if (!slot?.admitted) failed++
         latencies.push(Math.round((performance.now() - started) * 100) / 100)
@@ -80,6 +84,25 @@ async function measure(kind, file, ms, inFlight = IN_FLIGHT) {
   db.close()
   return { done, failed, latencies: sample(latencies), cpuMicros: cpu.user + cpu.system }
 }
+
+/**
+ * The state a worker knows after its first sync, which the core sends with every decision (decide.ts: the grant
+ * step compares it with the stored epoch and generation, #14).
+ */
+async function knownState(coordinator) {
+  const state = await coordinator.sync({ id: `bench-${process.pid}-${Math.random()}`, roomId: 'bench', location: 'host', at: MINUTE * 60_000, keepMinutes: 30, deltas: {} })
+  return { epoch: state.epoch.id, generation: state.generation }
+}
+
+/**
+ * A new user's decision as the core asks for it (src/room/pipeline/decide.ts): both limits and both previous-reported
+ * values set, the recovery window of `failMode: 'closed'` (a 30-minute session), the state the worker knows. The
+ * location counter has room, so every call is a location grant: the writes of {@link sameWrites}.
+ */
+const slotRequest = (token, seen) => ({
+  roomId: 'bench', location: 'host', minute: MINUTE, localLimit: 1e12, anywhereLimit: 1e12, localPreviousReported: 0, anywherePreviousReported: 0,
+  token, recoveryMinutes: 31, ...seen,
+})
 
 /**
  * A location grant's writes as one bare transaction (rows.ts `takeCounter` and `addDeltas`, schema.ts):
@@ -102,6 +125,38 @@ function sameWrites(db) {
     add.run('bench', 'host', `n${MINUTE}`, MINUTE, 1)
   })
   return (token) => run.immediate(token)
+}
+
+/**
+ * CPU per operation of decisions and of the bare transaction in alternating blocks of `block` on one file, in one
+ * process (`--interleaved ROUNDS`): a busy machine slows both alike, where separate 1 s runs swing 2× on it.
+ * Answers the bare transaction's CPU per op over the decision's, summed over the rounds.
+ */
+async function interleaved(file, block, rounds) {
+  const db = openDatabase(file)
+  const coordinator = adapter.sqliteCoordinator(db)
+  const seen = await knownState(coordinator)
+  const bareDb = openDatabase(file)
+  bareDb.exec('PRAGMA busy_timeout = 50; PRAGMA synchronous = NORMAL')
+  const bareTransaction = sameWrites(bareDb)
+  let next = 0
+  const cpu = { takeSlot: 0, transaction: 0 }
+  const run = async (kind) => {
+    const before = process.cpuUsage()
+    for (let i = 0; i < block; i++) {
+      if (kind === 'takeSlot') await coordinator.takeSlot(slotRequest(`i${next++}`, seen))
+      else (bareTransaction(`i${next++}`), await null)
+    }
+    const used = process.cpuUsage(before)
+    return used.user + used.system
+  }
+  for (let round = 0; round < 4; round++) await run('takeSlot'), await run('transaction') // warm-up
+  for (let round = 0; round < rounds; round++) {
+    for (const kind of round % 2 ? ['transaction', 'takeSlot'] : ['takeSlot', 'transaction']) cpu[kind] += await run(kind)
+  }
+  db.close()
+  bareDb.close()
+  return { decision: cpu.takeSlot / block / rounds, transaction: cpu.transaction / block / rounds, ratio: cpu.transaction / cpu.takeSlot }
 }
 
 /** Up to 2,000 evenly spaced values, so children can send theirs back on one line. */
@@ -157,6 +212,19 @@ if (process.argv[2] === 'child') {
   await new Promise((resolve) => process.stdin.once('data', resolve))
   process.stdout.write(`result ${JSON.stringify(await measure(kind, file, Number(ms)))}\n`)
   process.exit(0)
+} else if (flag('interleaved', 0) > 0) {
+  const dir = mkdtempSync(join(tmpdir(), 'wr-sqlite-bench-'))
+  try {
+    const file = join(dir, 'interleaved.db')
+    prepareFile(file)
+    const r = await interleaved(file, 500, flag('interleaved', 0))
+    console.log(
+      `bun-sqlite on ${runtime}, one decision at a time, blocks of 500 alternating with the bare transaction, load average ${loadavg()[0].toFixed(1)}: ` +
+        `CPU µs/op decision ${r.decision.toFixed(1)}, bare transaction ${r.transaction.toFixed(1)}: ${r.ratio.toFixed(3)}×`,
+    )
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 } else {
   const processes = flag('processes', 4)
   const ms = flag('ms', 2000)
@@ -167,7 +235,8 @@ if (process.argv[2] === 'child') {
   const ratios = []
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
   try {
-    const cases = [['1 process, 1 in flight', 1, 1], [`1 process, ${IN_FLIGHT} in flight`, 1, IN_FLIGHT], [`${processes} processes`, processes, IN_FLIGHT]]
+    const all = [['1 process, 1 in flight', 1, 1], [`1 process, ${IN_FLIGHT} in flight`, 1, IN_FLIGHT], [`${processes} processes`, processes, IN_FLIGHT]]
+    const cases = all.slice(0, flag('cases', all.length)) // `--cases 1`: one decision at a time only (#16's target)
     for (const [label, count, inFlight] of cases) {
       const runs = { takeSlot: [], transaction: [], bare: [] }
       // Rounds alternate the order of the kinds, each on a fresh file, so a busy machine slows them alike.

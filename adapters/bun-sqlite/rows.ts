@@ -24,9 +24,14 @@ type Row<T> = T | null | undefined
  */
 export function takeCounter(s: Statements, request: CounterRequest): CounterResult {
   const { roomId, scope, minute, limit: requested, previousReported, token } = request
-  const read = s.decisionReads.get(minute, roomId, scope, token, roomId, minute - 1, roomId, scope) as { earlier: number | null; lostMinute: number | null; previous: number | null }
+  const seen = request.epoch !== undefined
+  const read = (
+    seen
+      ? s.decisionReadsSeen.get(minute, roomId, scope, token, roomId, minute - 1, roomId, scope, roomId, roomId)
+      : s.decisionReads.get(minute, roomId, scope, token, roomId, minute - 1, roomId, scope)
+  ) as DecisionReads
   if (read.earlier != null) return { taken: true, seq: read.earlier, repeat: true }
-  const lostMinute = request.epoch === undefined ? (read.lostMinute ?? undefined) : markLossAtGrant(s, request, read.lostMinute ?? undefined)
+  const lostMinute = seen ? markLossAtGrant(s, request, read) : (read.lostMinute ?? undefined)
   if (refusesWhileRecovering(request, lostMinute)) {
     return { taken: false, seq: (s.readCounter.get(minute, roomId, scope) as Row<{ count: number }>)?.count ?? 0, recovering: true }
   }
@@ -37,7 +42,7 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
     const taken = s.takeCounter.get(minute, roomId, scope, limit) as Row<{ seq: number }>
     if (taken != null) {
       s.rememberToken.run(minute, roomId, scope, token, taken.seq)
-      if (request.location !== undefined) addDeltas(s, roomId, request.location, admissionDeltas(request))
+      if (request.location !== undefined) addAdmission(s, roomId, request.location, minute, admissionDeltas(request))
       return { taken: true, seq: taken.seq }
     }
   }
@@ -45,16 +50,34 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
   return { taken: false, seq: current?.count ?? 0 }
 }
 
+/** What a decision reads in one statement step: `epoch` and `generation` only with `decisionReadsSeen`. */
+interface DecisionReads {
+  earlier: number | null
+  lostMinute: number | null
+  previous: number | null
+  epoch?: string | null
+  generation?: number | null
+}
+
+/**
+ * A grant's admission fields, all of the grant's minute (`admissionDeltas`), added without {@link addDeltas}'s
+ * per-field minute parsing and loss-mark scan: an admission is never a loss mark (#16).
+ */
+function addAdmission(s: Statements, roomId: string, location: string, minute: number, deltas: Record<string, number>): void {
+  for (const field in deltas) s.addField.run(roomId, location, field, minute, deltas[field]!)
+}
+
 /**
  * The file's room is not the state the asking worker knew (its epoch gone or another, its generation below the
  * worker's: `lossAtGrant`): marked in this transaction as a sync's sighting marks it — `R{minute}` in the asking
  * location, the lost minute, the generation moved — so the recovery check right after refuses the grant. Answers
- * the room's lost minute after it.
+ * the room's lost minute after it. The stored epoch and generation come from the decision's one read.
  */
-function markLossAtGrant(s: Statements, request: CounterRequest, lostMinute: number | undefined): number | undefined {
+function markLossAtGrant(s: Statements, request: CounterRequest, read: DecisionReads): number | undefined {
   const { roomId, minute } = request
-  const current = (s.readGeneration.get(roomId) as Row<{ generation: number }>)?.generation ?? 0
-  const loss = lossAtGrant(request, { epoch: (s.readEpoch.get(roomId) as Row<RoomEpoch>)?.id, generation: current, lostMinute })
+  const lostMinute = read.lostMinute ?? undefined
+  const current = read.generation ?? 0
+  const loss = lossAtGrant(request, { epoch: read.epoch ?? undefined, generation: current, lostMinute })
   if (!loss) return lostMinute
   addDeltas(s, roomId, request.location!, { [lostStateField(minute)]: 1 })
   if (loss.generation !== current) s.writeGeneration.run(roomId, loss.generation)

@@ -103,6 +103,18 @@ export function prepareStatements(db: SqliteDatabase, t: Tables) {
        (SELECT lost_minute FROM ${t.recovery} WHERE room = ?) AS lostMinute,
        (SELECT count FROM ${t.counters} WHERE minute = ? AND room = ? AND scope = ?) AS previous`,
     ),
+    /**
+     * The same reads with the room's epoch id and generation, for a worker that says which state it knows (the core
+     * always does): the grant-time loss check (`lossAtGrant`) then costs no statement of its own (#16).
+     * (minute, room, scope, token, room, minute − 1, room, scope, room, room) → { earlier, lostMinute, previous, epoch, generation }.
+     */
+    decisionReadsSeen: sql(
+      `SELECT (SELECT seq FROM ${t.tokens} WHERE minute = ? AND room = ? AND scope = ? AND token = ?) AS earlier,
+       (SELECT lost_minute FROM ${t.recovery} WHERE room = ?) AS lostMinute,
+       (SELECT count FROM ${t.counters} WHERE minute = ? AND room = ? AND scope = ?) AS previous,
+       (SELECT epoch FROM ${t.rooms} WHERE room = ?) AS epoch,
+       (SELECT generation FROM ${t.generations} WHERE room = ?) AS generation`,
+    ),
     /** (minute, room, scope) → { count } | none */
     readCounter: sql(`SELECT count FROM ${t.counters} WHERE minute = ? AND room = ? AND scope = ?`),
     /** (minute, room, scope, token, seq) */

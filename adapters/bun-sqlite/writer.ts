@@ -150,9 +150,45 @@ export function writer<S>(adapter: string, source: ConnectionSource<S>): Transac
     }
   }
 
+  /** After a call ran alone: the calls that queued behind it meanwhile run together. */
+  const resume = (): void => {
+    draining = false
+    if (queue.length > 0) void drain()
+  }
+
+  /**
+   * A call that finds the queue idle runs at once, alone in its transaction, without the queue's asynchronous
+   * steps (#16: one decision at a time is the common case of a quiet process). Answers false when the file is
+   * locked: the call then waits in the queue like any other.
+   */
+  const runAlone = (call: Call<S>): boolean => {
+    let connection: Connection<S>
+    try {
+      connection = source.current()
+    } catch (error) {
+      call.reject(wrap(adapter, call.what, error))
+      return true
+    }
+    try {
+      call.resolve(connection.attempt(() => call.work(connection.statements)))
+    } catch (error) {
+      if (isBusy(error)) return false
+      if (isFileError(error)) source.failed(connection, error)
+      call.reject(wrap(adapter, call.what, error))
+    }
+    return true
+  }
+
   return function transaction<T>(what: string, wait: LockWait, work: (statements: S) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      queue.push({ what, wait, deadline: Date.now() + wait.ms, work, resolve: resolve as (value: unknown) => void, reject })
+      const call: Call<S> = { what, wait, deadline: Date.now() + wait.ms, work, resolve: resolve as (value: unknown) => void, reject }
+      if (!draining && queue.length === 0 && runAlone(call)) {
+        // Calls made in the rest of this tick wait and then share one transaction, as they would behind a drain.
+        draining = true
+        queueMicrotask(resume)
+        return
+      }
+      queue.push(call)
       if (!draining) void drain()
     })
   }

@@ -5,6 +5,7 @@
 // server) and a bare INCR, and prints instructions per call. Prints figures; asserts nothing.
 //
 //   node adapters/upstash/bench-instructions.mjs [decisions per path=1000]
+// (a second server under callgrind, counting only inside incrCommand, gives the bare INCR)
 //   BENCH_BEFORE=/other/checkout/adapters/upstash/index.ts …   (the same paths of another version, same server)
 //   BENCH_KEEP=/some/dir …   (keeps each dump there: `callgrind_annotate --inclusive=yes` shows where they go)
 import { spawn, execFileSync } from 'node:child_process'
@@ -27,16 +28,22 @@ const load = async (entry, name) => import(pathToFileURL(await bundleNodeModule(
 const sides = { now: await load(`${root}adapters/upstash/index.ts`, 'now.mjs') }
 if (process.env.BENCH_BEFORE) sides.before = await load(process.env.BENCH_BEFORE, 'before.mjs')
 
-const server = spawn(
-  'valgrind',
-  ['--tool=callgrind', '--toggle-collect=evalShaCommand', '--toggle-collect=incrCommand', `--callgrind-out-file=${dir}/cg.out`,
-    'redis-server', '--port', String(PORT), '--save', '', '--appendonly', 'no'],
-  { stdio: 'ignore' },
-)
+/**
+ * A redis-server under callgrind counting only inside `entry` (and what it calls). One per yardstick: callgrind's
+ * toggle flips collection at every entry, so an incrCommand toggle would switch counting off for the INCR a script
+ * runs inside evalShaCommand (the grants' figures were ~1,300 short that way before #16's second pass).
+ */
+function startServer(entry, port) {
+  return spawn(
+    'valgrind',
+    ['--tool=callgrind', `--toggle-collect=${entry}`, `--callgrind-out-file=${dir}/cg-${entry}.out`, 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  )
+}
 /** A client of the server once it answers (valgrind takes seconds to start it on a busy machine). */
-async function connect() {
+async function connect(port) {
   for (let tries = 0; ; tries++) {
-    const client = createClient({ url: `redis://127.0.0.1:${PORT}`, socket: { reconnectStrategy: false } })
+    const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } })
     client.on('error', () => {})
     try {
       return await client.connect()
@@ -46,7 +53,9 @@ async function connect() {
     }
   }
 }
-const client = await connect()
+let counting = 'evalShaCommand'
+let server = startServer(counting, PORT)
+let client = await connect(PORT)
 
 let dumps = 0
 const control = (flag) => execFileSync('callgrind_control', [flag, String(server.pid)], { stdio: 'ignore' })
@@ -54,7 +63,7 @@ const control = (flag) => execFileSync('callgrind_control', [flag, String(server
 function counted(label) {
   control('-d')
   dumps++
-  const file = readdirSync(dir).find((name) => name.endsWith(`.${dumps}`))
+  const file = readdirSync(dir).find((name) => name.startsWith(`cg-${counting}.`) && name.endsWith(`.${dumps}`))
   if (process.env.BENCH_KEEP) copyFileSync(join(dir, file), join(process.env.BENCH_KEEP, `${label.replace(/\W+/g, '-')}.callgrind`))
   return Number(readFileSync(join(dir, file), 'utf8').match(/^(?:totals|summary): (\d+)/m)[1])
 }
@@ -80,11 +89,19 @@ for (const [name, request] of Object.entries(paths)) {
     ;(rows[name] ??= {})[side] = Math.round(counted(`${side} ${name}`) / DECISIONS)
   }
 }
+const version = (await client.info('server')).match(/redis_version:(\S+)/)?.[1]
+await client.quit()
+server.kill()
+await new Promise((resolve) => server.once('exit', resolve))
+counting = 'incrCommand'
+server = startServer(counting, PORT + 1)
+client = await connect(PORT + 1)
+dumps = 0
 control('-z')
 await run(DECISIONS, () => client.incr('wri:incr'))
 rows.INCR = { now: Math.round(counted('incr') / DECISIONS) }
 
-console.log(`redis-server ${(await client.info('server')).match(/redis_version:(\S+)/)?.[1]} under callgrind, ${DECISIONS} calls per path in rooms of ${ROOM_SIZE}, ${IN_FLIGHT} in flight; instructions per call inside evalShaCommand (incrCommand for INCR)`)
+console.log(`redis-server ${version} under callgrind, ${DECISIONS} calls per path in rooms of ${ROOM_SIZE}, ${IN_FLIGHT} in flight; instructions per call inside evalShaCommand (incrCommand for INCR)`)
 console.table(rows)
 await client.quit()
 server.kill()

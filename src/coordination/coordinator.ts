@@ -172,35 +172,37 @@ export function admissionDeltas(request: CounterRequest): Record<string, number>
 }
 
 /** The recovery window and the worker's view of the state, as given: every counter of a slot request carries them. */
-const seenOf = ({ recoveryMinutes, epoch, generation }: SlotRequest): Pick<CounterRequest, 'recoveryMinutes' | 'epoch' | 'generation'> => ({
-  ...(recoveryMinutes === undefined ? {} : { recoveryMinutes }),
-  ...(epoch === undefined ? {} : { epoch }),
-  ...(generation === undefined ? {} : { generation }),
-})
+function withSeen(counter: CounterRequest, { recoveryMinutes, epoch, generation }: SlotRequest): CounterRequest {
+  // Assigned, not spread from temporary objects: this runs for every new user's decision (#16).
+  if (recoveryMinutes !== undefined) counter.recoveryMinutes = recoveryMinutes
+  if (epoch !== undefined) counter.epoch = epoch
+  if (generation !== undefined) counter.generation = generation
+  return counter
+}
 
 /** The location's own counter request of a slot request. */
-export const locationCounterRequest = (request: SlotRequest): CounterRequest => ({
-  roomId: request.roomId,
-  location: request.location,
-  scope: request.location,
-  minute: request.minute,
-  limit: request.localLimit,
-  previousReported: request.localPreviousReported,
-  token: request.token,
-  ...seenOf(request),
-})
+export const locationCounterRequest = (request: SlotRequest): CounterRequest =>
+  withSeen({
+    roomId: request.roomId,
+    location: request.location,
+    scope: request.location,
+    minute: request.minute,
+    limit: request.localLimit,
+    previousReported: request.localPreviousReported,
+    token: request.token,
+  }, request)
 
 /** The Anywhere pool's counter request of a slot request. */
-export const anywhereCounterRequest = (request: SlotRequest): CounterRequest => ({
-  roomId: request.roomId,
-  location: request.location,
-  scope: ANYWHERE,
-  minute: request.minute,
-  limit: request.anywhereLimit,
-  previousReported: request.anywherePreviousReported,
-  token: request.token,
-  ...seenOf(request),
-})
+export const anywhereCounterRequest = (request: SlotRequest): CounterRequest =>
+  withSeen({
+    roomId: request.roomId,
+    location: request.location,
+    scope: ANYWHERE,
+    minute: request.minute,
+    limit: request.anywhereLimit,
+    previousReported: request.anywherePreviousReported,
+    token: request.token,
+  }, request)
 
 /**
  * The location counter first; when its allocation is used up, the Anywhere counter (seed 000). The one place
@@ -216,13 +218,15 @@ export function takeInOrder(
   request: SlotRequest,
   fused = false,
 ): SlotResult | Promise<SlotResult> {
-  const order: [CounterRequest, 'location' | 'anywhere'][] = []
-  if (request.localLimit > 0) order.push([locationCounterRequest(request), 'location'])
-  if (request.anywhereLimit > 0) order.push([anywhereCounterRequest(request), 'anywhere'])
+  // The counters to ask, in order; each request is built only when its counter is asked (#16).
+  const order: ('location' | 'anywhere')[] = []
+  if (request.localLimit > 0) order.push('location')
+  if (request.anywhereLimit > 0) order.push('anywhere')
   const roundTrips = (calls: number): number => (fused ? Math.min(1, calls) : calls)
   const step = (i: number): SlotResult | Promise<SlotResult> => {
     if (i === order.length) return { admitted: false, roundTrips: roundTrips(i) }
-    const [counter, via] = order[i]!
+    const via = order[i]!
+    const counter = via === 'location' ? locationCounterRequest(request) : anywhereCounterRequest(request)
     const settle = (r: CounterResult): SlotResult | Promise<SlotResult> =>
       r.taken
         ? { admitted: true, via, repeat: r.repeat === true, roundTrips: roundTrips(i + 1), seq: r.seq }

@@ -7,8 +7,12 @@ if (runtime === 'node') {
   register('./ts-hooks.mjs', import.meta.url)
 }
 
-/** @type {typeof import('../index.ts')} */
-export const adapter = await import('../index.ts')
+/**
+ * The adapter of this checkout, or of another one (`BENCH_ADAPTER=/other/checkout/adapters/bun-sqlite/index.ts`:
+ * the bench measures that version the same way, for a before/after on one machine).
+ * @type {typeof import('../index.ts')}
+ */
+export const adapter = await import(process.env.BENCH_ADAPTER ? (await import('node:url')).pathToFileURL(process.env.BENCH_ADAPTER).href : '../index.ts')
 
 const Database =
   // require(), not import(): better-sqlite3 is installed in test/runtimes/ and found through NODE_PATH.
