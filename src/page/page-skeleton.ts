@@ -192,7 +192,7 @@ const templates = new Map<string, { usage: Usage; skeletons: Map<string, Skeleto
 const NO_EXTRAS: View = {}
 
 /** The skeleton for a view's shape, or the full render when there is none yet or none can be made. */
-function skeletonFor(template: string, view: View, extras: View): { skeleton: Skeleton | null } | { full: string } {
+function skeletonFor(template: string, view: View, extras: View): { skeleton: Skeleton | null; full?: undefined } | { full: string; skeleton?: Skeleton | null } {
   let entry = templates.get(template)
   if (!entry) {
     if (templates.size >= MAX_TEMPLATES) templates.clear()
@@ -209,7 +209,7 @@ function skeletonFor(template: string, view: View, extras: View): { skeleton: Sk
     const full = Mustache.render(template, whole)
     if (fill(skeleton, whole, NO_EXTRAS) !== full) skeleton = null // something the split does not model: keep rendering in full
     entry.skeletons.set(key, skeleton)
-    return { full }
+    return { full, skeleton }
   }
   return { skeleton }
 }
@@ -223,13 +223,82 @@ const renderFull = (template: string, view: View, extras: View): string => Musta
  */
 export function renderFromSkeleton(template: string, view: View, extras: View = NO_EXTRAS): string {
   const found = skeletonFor(template, view, extras)
-  if ('full' in found) return found.full
+  if (found.full !== undefined) return found.full
   return (found.skeleton && fill(found.skeleton, view, extras)) ?? renderFull(template, view, extras)
 }
 
 /** {@link renderFromSkeleton} as UTF-8: exactly `new TextEncoder().encode(renderFromSkeleton(…))`, made faster. */
 export function renderBytesFromSkeleton(template: string, view: View, extras: View = NO_EXTRAS): Uint8Array<ArrayBuffer> {
   const found = skeletonFor(template, view, extras)
-  if ('full' in found) return encoder.encode(found.full) as Uint8Array<ArrayBuffer>
+  if (found.full !== undefined) return encoder.encode(found.full) as Uint8Array<ArrayBuffer>
   return (found.skeleton && fillBytes(found.skeleton, view, extras)) ?? (encoder.encode(renderFromSkeleton(template, view, extras)) as Uint8Array<ArrayBuffer>)
+}
+
+/**
+ * A page with some holes left open: its UTF-8 bytes around them (one more part than `fields`), for values that
+ * differ between users otherwise served the same page — a queued user's jittered refresh interval, one of ~60
+ * (pipeline/respond.ts). {@link closePage} puts them in.
+ */
+export interface OpenPage {
+  parts: Uint8Array[]
+  fields: string[]
+  escaped: boolean[]
+}
+
+/** Each skeleton split at the holes left open, by the open names. */
+const openSplits = new WeakMap<Skeleton, Map<string, Skeleton[]>>()
+
+/** `skeleton` as one skeleton per run of holes between the `open` ones. */
+function splitAt(skeleton: Skeleton, open: readonly string[]): Skeleton[] {
+  let splits = openSplits.get(skeleton)
+  if (!splits) openSplits.set(skeleton, (splits = new Map()))
+  const key = open.join('\n')
+  let pieces = splits.get(key)
+  if (pieces === undefined) {
+    pieces = []
+    let piece: Skeleton = { parts: [skeleton.parts[0]!], fields: [], escaped: [] }
+    skeleton.fields.forEach((field, i) => {
+      if (open.includes(field)) {
+        pieces!.push(piece)
+        piece = { parts: [skeleton.parts[i + 1]!], fields: [], escaped: [] }
+      } else {
+        piece.fields.push(field)
+        piece.escaped.push(skeleton.escaped[i]!)
+        piece.parts.push(skeleton.parts[i + 1]!)
+      }
+    })
+    pieces.push(piece)
+    splits.set(key, pieces)
+  }
+  return pieces
+}
+
+/**
+ * The page {@link renderBytesFromSkeleton} makes, with the holes named in `open` left open: `closePage(page,
+ * values)` is then exactly the page rendered with those values in the view. The page itself, as bytes, when
+ * they cannot be left open: the template tests one of them in a section (its value shapes the page), or the
+ * page is not made from a skeleton.
+ */
+export function openPageBytes(template: string, view: View, open: readonly string[], extras: View = NO_EXTRAS): OpenPage | Uint8Array<ArrayBuffer> {
+  const found = skeletonFor(template, view, extras)
+  const { skeleton } = found
+  if (skeleton && !templates.get(template)!.usage.shape.some((name) => open.includes(name))) {
+    const parts: Uint8Array[] = []
+    for (const piece of splitAt(skeleton, open)) {
+      const bytes = fillBytes(piece, view, extras)
+      if (bytes === undefined) break
+      parts.push(bytes)
+    }
+    const opened = skeleton.fields.map((field) => open.includes(field))
+    if (parts.length === opened.filter(Boolean).length + 1) {
+      return { parts, fields: skeleton.fields.filter((_, i) => opened[i]), escaped: skeleton.escaped.filter((_, i) => opened[i]) }
+    }
+  }
+  if (found.full !== undefined) return encoder.encode(found.full) as Uint8Array<ArrayBuffer>
+  return (skeleton && fillBytes(skeleton, view, extras)) ?? (encoder.encode(renderFull(template, view, extras)) as Uint8Array<ArrayBuffer>)
+}
+
+/** An open page with `values` in its holes; undefined when a value is not one a skeleton can take. */
+export function closePage(page: OpenPage, values: View): Uint8Array<ArrayBuffer> | undefined {
+  return fillBytes({ parts: [], fields: page.fields, escaped: page.escaped, bytes: page.parts }, values, NO_EXTRAS)
 }
