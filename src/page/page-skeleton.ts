@@ -32,7 +32,8 @@ interface Usage {
   unsafe: boolean
 }
 
-interface Skeleton {
+/** A template rendered for one shape (exported for ./open-page.ts). */
+export interface Skeleton {
   /** Static text around the holes: one more than `fields`. */
   parts: string[]
   fields: string[]
@@ -127,7 +128,7 @@ function fill({ parts, fields, escaped }: Skeleton, view: View, extras: View): s
   return out
 }
 
-const encoder = new TextEncoder()
+export const encoder = new TextEncoder()
 const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
 const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
 
@@ -154,7 +155,7 @@ function writeText(out: Uint8Array, at: number, text: string): number {
  * and ~4% on Node, once the wait changes with every turn of the event loop (a flood against a full room).
  * The same bytes as encoding the filled text: undefined where a surrogate at a boundary could make them differ.
  */
-function fillBytes(skeleton: Skeleton, view: View, extras: View): Uint8Array<ArrayBuffer> | undefined {
+export function fillBytes(skeleton: Skeleton, view: View, extras: View): Uint8Array<ArrayBuffer> | undefined {
   const { fields, escaped } = skeleton
   if (skeleton.bytes === undefined) {
     if (!skeleton.parts.every(byteSafe)) return undefined
@@ -189,10 +190,10 @@ const MAX_TEMPLATES = 8
 /** Per template: its usage, and skeletons by shape key (null: this shape is always rendered in full). */
 const templates = new Map<string, { usage: Usage; skeletons: Map<string, Skeleton | null> }>()
 
-const NO_EXTRAS: View = {}
+export const NO_EXTRAS: View = {}
 
 /** The skeleton for a view's shape, or the full render when there is none yet or none can be made. */
-function skeletonFor(template: string, view: View, extras: View): { skeleton: Skeleton | null; full?: undefined } | { full: string; skeleton?: Skeleton | null } {
+export function skeletonFor(template: string, view: View, extras: View): { skeleton: Skeleton | null; full?: undefined } | { full: string; skeleton?: Skeleton | null } {
   let entry = templates.get(template)
   if (!entry) {
     if (templates.size >= MAX_TEMPLATES) templates.clear()
@@ -215,7 +216,7 @@ function skeletonFor(template: string, view: View, extras: View): { skeleton: Sk
 }
 
 /** The full render of `view` with `extras` over it, through Mustache. */
-const renderFull = (template: string, view: View, extras: View): string => Mustache.render(template, extras === NO_EXTRAS ? view : { ...view, ...extras })
+export const renderFull = (template: string, view: View, extras: View): string => Mustache.render(template, extras === NO_EXTRAS ? view : { ...view, ...extras })
 
 /**
  * `Mustache.render(template, { ...view, ...extras })`, from a skeleton of the view's shape when it can be.
@@ -234,71 +235,7 @@ export function renderBytesFromSkeleton(template: string, view: View, extras: Vi
   return (found.skeleton && fillBytes(found.skeleton, view, extras)) ?? (encoder.encode(renderFromSkeleton(template, view, extras)) as Uint8Array<ArrayBuffer>)
 }
 
-/**
- * A page with some holes left open: its UTF-8 bytes around them (one more part than `fields`), for values that
- * differ between users otherwise served the same page — a queued user's jittered refresh interval, one of ~60
- * (pipeline/respond.ts). {@link closePage} puts them in.
- */
-export interface OpenPage {
-  parts: Uint8Array[]
-  fields: string[]
-  escaped: boolean[]
-}
-
-/** Each skeleton split at the holes left open, by the open names. */
-const openSplits = new WeakMap<Skeleton, Map<string, Skeleton[]>>()
-
-/** `skeleton` as one skeleton per run of holes between the `open` ones. */
-function splitAt(skeleton: Skeleton, open: readonly string[]): Skeleton[] {
-  let splits = openSplits.get(skeleton)
-  if (!splits) openSplits.set(skeleton, (splits = new Map()))
-  const key = open.join('\n')
-  let pieces = splits.get(key)
-  if (pieces === undefined) {
-    pieces = []
-    let piece: Skeleton = { parts: [skeleton.parts[0]!], fields: [], escaped: [] }
-    skeleton.fields.forEach((field, i) => {
-      if (open.includes(field)) {
-        pieces!.push(piece)
-        piece = { parts: [skeleton.parts[i + 1]!], fields: [], escaped: [] }
-      } else {
-        piece.fields.push(field)
-        piece.escaped.push(skeleton.escaped[i]!)
-        piece.parts.push(skeleton.parts[i + 1]!)
-      }
-    })
-    pieces.push(piece)
-    splits.set(key, pieces)
-  }
-  return pieces
-}
-
-/**
- * The page {@link renderBytesFromSkeleton} makes, with the holes named in `open` left open: `closePage(page,
- * values)` is then exactly the page rendered with those values in the view. The page itself, as bytes, when
- * they cannot be left open: the template tests one of them in a section (its value shapes the page), or the
- * page is not made from a skeleton.
- */
-export function openPageBytes(template: string, view: View, open: readonly string[], extras: View = NO_EXTRAS): OpenPage | Uint8Array<ArrayBuffer> {
-  const found = skeletonFor(template, view, extras)
-  const { skeleton } = found
-  if (skeleton && !templates.get(template)!.usage.shape.some((name) => open.includes(name))) {
-    const parts: Uint8Array[] = []
-    for (const piece of splitAt(skeleton, open)) {
-      const bytes = fillBytes(piece, view, extras)
-      if (bytes === undefined) break
-      parts.push(bytes)
-    }
-    const opened = skeleton.fields.map((field) => open.includes(field))
-    if (parts.length === opened.filter(Boolean).length + 1) {
-      return { parts, fields: skeleton.fields.filter((_, i) => opened[i]), escaped: skeleton.escaped.filter((_, i) => opened[i]) }
-    }
-  }
-  if (found.full !== undefined) return encoder.encode(found.full) as Uint8Array<ArrayBuffer>
-  return (skeleton && fillBytes(skeleton, view, extras)) ?? (encoder.encode(renderFull(template, view, extras)) as Uint8Array<ArrayBuffer>)
-}
-
-/** An open page with `values` in its holes; undefined when a value is not one a skeleton can take. */
-export function closePage(page: OpenPage, values: View): Uint8Array<ArrayBuffer> | undefined {
-  return fillBytes({ parts: [], fields: page.fields, escaped: page.escaped, bytes: page.parts }, values, NO_EXTRAS)
+/** The names `template` tests in sections or reads through dotted names: they shape its pages. */
+export function shapeNamesOf(template: string): readonly string[] {
+  return templates.get(template)?.usage.shape ?? usageOf(template).shape
 }

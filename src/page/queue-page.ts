@@ -8,7 +8,8 @@
 import Mustache from 'mustache'
 import { DEFAULT_TEMPLATE } from './templates/default-page.ts'
 import { messagesFor, type Messages } from './messages.ts'
-import { openPageBytes, renderBytesFromSkeleton, renderFromSkeleton, type OpenPage, type View } from './page-skeleton.ts'
+import { renderBytesFromSkeleton, renderFromSkeleton, type View } from './page-skeleton.ts'
+import { openPageBytes, type OpenPage } from './open-page.ts'
 
 export interface TemplateVariables {
   inWaitingRoom: boolean

@@ -10,7 +10,7 @@ import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
 import { messagesFor, type Messages } from '../../page/messages.ts'
 import { openQueuePageBytes, renderQueuePage, renderQueuePageBytes, type TemplateVariables } from '../../page/queue-page.ts'
-import { closePage, type OpenPage } from '../../page/page-skeleton.ts'
+import { closePage, type OpenPage } from '../../page/open-page.ts'
 import { queueVariables, waitEstimate, type QueueContext, type WaitEstimate } from '../../page/queue-variables.ts'
 import { requestHeaderOf } from '../../ticket/cookie.ts'
 import type { Room } from '../room.ts'
@@ -46,8 +46,8 @@ interface Pages {
   pages: Map<string, Kept>
 }
 const pagesOf = new WeakMap<Room, Pages>()
-/** Most pages kept at once (the buckets and waits of a second make a few dozen at most). */
-const MAX_PAGES = 256
+/** Most pages kept at once (~2.6 KB each: pages open per bucket and wait, closed per refresh interval too). */
+const MAX_PAGES = 1024
 
 function pageCache(room: Room, s: EffectiveSettings, now: number): Map<string, Kept> {
   const second = Math.floor(now / 1000)
@@ -98,16 +98,25 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
 const OPEN: readonly string[] = ['refreshIntervalSeconds']
 /** Kept under a key when its page cannot leave the refresh open: the page is then kept per refresh interval. */
 const SHUT = 'shut'
+/** Under a key: the page open at the refresh interval, or SHUT. Under a key with an interval: the page sent. */
 type Kept = Uint8Array<ArrayBuffer> | OpenPage | typeof SHUT
 
-const withRefresh = (key: string, refresh: number): string => `${key}\n${refresh}`
+/** The key of the page as sent with this refresh interval (a tab: no key of the other kind has one). */
+const withRefresh = (key: string, refresh: number): string => `${key}\t${refresh}`
 
-/** The kept page for `key` with this refresh interval in it; undefined when none is kept yet. */
+/**
+ * The kept page for `key` with this refresh interval in it; undefined when none is kept yet. A page closed
+ * once is kept too, so a user coming back within the second gets the same bytes without a copy.
+ */
 function keptPage(cache: Map<string, Kept>, key: string, refresh: number): Uint8Array<ArrayBuffer> | undefined {
-  const kept = cache.get(key)
-  if (kept === SHUT) return cache.get(withRefresh(key, refresh)) as Uint8Array<ArrayBuffer> | undefined
-  if (kept === undefined || kept instanceof Uint8Array) return kept
-  return closePage(kept, { refreshIntervalSeconds: refresh })
+  const sent = withRefresh(key, refresh)
+  const closed = cache.get(sent)
+  if (closed !== undefined) return closed as Uint8Array<ArrayBuffer>
+  const open = cache.get(key)
+  if (open === undefined || open === SHUT) return undefined
+  const page = closePage(open as OpenPage, { refreshIntervalSeconds: refresh })
+  if (page !== undefined) cache.set(sent, page)
+  return page
 }
 
 /** Renders the page and keeps it: open at the refresh interval where the template allows, else as it is. */
@@ -115,10 +124,8 @@ function renderAndKeep(cache: Map<string, Kept>, key: string, refresh: number, v
   const made = openQueuePageBytes(variables, template, messages, OPEN)
   const page = made instanceof Uint8Array ? made : closePage(made, { refreshIntervalSeconds: refresh })
   if (page === undefined) return renderQueuePageBytes(variables, template, messages) // a refresh no skeleton takes (none)
-  if (made instanceof Uint8Array) {
-    cache.set(key, SHUT)
-    cache.set(withRefresh(key, refresh), page)
-  } else cache.set(key, made)
+  cache.set(key, made instanceof Uint8Array ? SHUT : made)
+  cache.set(withRefresh(key, refresh), page)
   return page
 }
 
