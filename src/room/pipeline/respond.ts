@@ -46,8 +46,8 @@ interface Pages {
   pages: Map<string, Kept>
 }
 const pagesOf = new WeakMap<Room, Pages>()
-/** Most pages kept at once (~2.6 KB each: pages open per bucket and wait, closed per refresh interval too). */
-const MAX_PAGES = 1024
+/** Most pages kept at once (the buckets and waits of a second make a few dozen at most). */
+const MAX_PAGES = 256
 
 function pageCache(room: Room, s: EffectiveSettings, now: number): Map<string, Kept> {
   const second = Math.floor(now / 1000)
@@ -98,34 +98,43 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
 const OPEN: readonly string[] = ['refreshIntervalSeconds']
 /** Kept under a key when its page cannot leave the refresh open: the page is then kept per refresh interval. */
 const SHUT = 'shut'
-/** Under a key: the page open at the refresh interval, or SHUT. Under a key with an interval: the page sent. */
-type Kept = Uint8Array<ArrayBuffer> | OpenPage | typeof SHUT
+/**
+ * Under a key: the page open at the refresh interval, with the last page closed from it (a user refreshing
+ * again within the second gets the same bytes, no copy; keeping every interval's page kept ~60 pages a wait
+ * alive under a flood, where nobody comes back within the second: more old-generation GC), or SHUT. Under a
+ * key with an interval: the page of a SHUT key, as sent.
+ */
+type Kept = { open: OpenPage; refresh: number; page: Uint8Array<ArrayBuffer> } | Uint8Array<ArrayBuffer> | typeof SHUT
 
 /** The key of the page as sent with this refresh interval (a tab: no key of the other kind has one). */
 const withRefresh = (key: string, refresh: number): string => `${key}\t${refresh}`
 
-/**
- * The kept page for `key` with this refresh interval in it; undefined when none is kept yet. A page closed
- * once is kept too, so a user coming back within the second gets the same bytes without a copy.
- */
+/** The kept page for `key` with this refresh interval in it; undefined when none is kept yet. */
 function keptPage(cache: Map<string, Kept>, key: string, refresh: number): Uint8Array<ArrayBuffer> | undefined {
-  const sent = withRefresh(key, refresh)
-  const closed = cache.get(sent)
-  if (closed !== undefined) return closed as Uint8Array<ArrayBuffer>
-  const open = cache.get(key)
-  if (open === undefined || open === SHUT) return undefined
-  const page = closePage(open as OpenPage, { refreshIntervalSeconds: refresh })
-  if (page !== undefined) cache.set(sent, page)
+  const kept = cache.get(key)
+  if (kept === undefined) return undefined
+  if (kept === SHUT) return cache.get(withRefresh(key, refresh)) as Uint8Array<ArrayBuffer> | undefined
+  if (kept instanceof Uint8Array) return undefined // never under a key without an interval
+  if (kept.refresh === refresh) return kept.page
+  const page = closePage(kept.open, { refreshIntervalSeconds: refresh })
+  if (page !== undefined) {
+    kept.refresh = refresh
+    kept.page = page
+  }
   return page
 }
 
 /** Renders the page and keeps it: open at the refresh interval where the template allows, else as it is. */
 function renderAndKeep(cache: Map<string, Kept>, key: string, refresh: number, variables: TemplateVariables, template: string | undefined, messages: Messages): Uint8Array<ArrayBuffer> {
   const made = openQueuePageBytes(variables, template, messages, OPEN)
-  const page = made instanceof Uint8Array ? made : closePage(made, { refreshIntervalSeconds: refresh })
+  if (made instanceof Uint8Array) {
+    cache.set(key, SHUT)
+    cache.set(withRefresh(key, refresh), made)
+    return made
+  }
+  const page = closePage(made, { refreshIntervalSeconds: refresh })
   if (page === undefined) return renderQueuePageBytes(variables, template, messages) // a refresh no skeleton takes (none)
-  cache.set(key, made instanceof Uint8Array ? SHUT : made)
-  cache.set(withRefresh(key, refresh), page)
+  cache.set(key, { open: made, refresh, page })
   return page
 }
 
