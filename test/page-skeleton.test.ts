@@ -8,6 +8,7 @@ import Mustache from 'mustache'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { chooseLanguage, MESSAGES, messagesFor } from '../src/page/messages.ts'
 import { renderBytesFromSkeleton, renderFromSkeleton, type View } from '../src/page/page-skeleton.ts'
+import { closePage, openPageBytes } from '../src/page/open-page.ts'
 import { renderQueuePage, renderQueuePageBytes, renderUncached, type TemplateVariables } from '../src/page/queue-page.ts'
 import { roomHarness } from './support/room-harness.ts'
 
@@ -61,6 +62,25 @@ describe('renderFromSkeleton', () => {
     fc.assert(
       fc.property(fc.oneof(templateArbitrary, trickyTemplate), fc.array(bytesView, { minLength: 1, maxLength: 8 }), (template, views) => {
         for (const view of views) expect(renderBytesFromSkeleton(template, view)).toEqual(encoder.encode(Mustache.render(template, view)))
+      }),
+      { numRuns: 400 },
+    )
+  })
+
+  it('left open at a name, then closed with any value: the UTF-8 of Mustache.render with that value; refused where a section tests the name', () => {
+    const encoder = new TextEncoder()
+    const openValue = fc.oneof(fc.integer({ min: 0, max: 400 }), fc.constantFrom('', '<b>&"', 'é', '\uD83D\uDE00'))
+    fc.assert(
+      fc.property(templateArbitrary, name, viewArbitrary, fc.array(openValue, { minLength: 1, maxLength: 6 }), (template, open, view, values) => {
+        const page = openPageBytes(template, view, [open])
+        const tested = new RegExp(`\\{\\{[#^]${open}\\}\\}|\\{\\{${open}\\.`).test(template)
+        if (tested || page instanceof Uint8Array) {
+          // Its value shapes the page, so it is never shared across values: the page itself, rendered.
+          expect(page).toEqual(encoder.encode(Mustache.render(template, view)))
+          return
+        }
+        // Made with the view's own value, the page carries none of it: each value closes it into its own render.
+        for (const value of values) expect(closePage(page, { [open]: value })).toEqual(encoder.encode(Mustache.render(template, { ...view, [open]: value })))
       }),
       { numRuns: 400 },
     )

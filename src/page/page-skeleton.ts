@@ -32,7 +32,8 @@ interface Usage {
   unsafe: boolean
 }
 
-interface Skeleton {
+/** A template rendered for one shape (exported for ./open-page.ts). */
+export interface Skeleton {
   /** Static text around the holes: one more than `fields`. */
   parts: string[]
   fields: string[]
@@ -127,7 +128,7 @@ function fill({ parts, fields, escaped }: Skeleton, view: View, extras: View): s
   return out
 }
 
-const encoder = new TextEncoder()
+export const encoder = new TextEncoder()
 const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
 const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
 
@@ -154,7 +155,7 @@ function writeText(out: Uint8Array, at: number, text: string): number {
  * and ~4% on Node, once the wait changes with every turn of the event loop (a flood against a full room).
  * The same bytes as encoding the filled text: undefined where a surrogate at a boundary could make them differ.
  */
-function fillBytes(skeleton: Skeleton, view: View, extras: View): Uint8Array<ArrayBuffer> | undefined {
+export function fillBytes(skeleton: Skeleton, view: View, extras: View): Uint8Array<ArrayBuffer> | undefined {
   const { fields, escaped } = skeleton
   if (skeleton.bytes === undefined) {
     if (!skeleton.parts.every(byteSafe)) return undefined
@@ -189,10 +190,10 @@ const MAX_TEMPLATES = 8
 /** Per template: its usage, and skeletons by shape key (null: this shape is always rendered in full). */
 const templates = new Map<string, { usage: Usage; skeletons: Map<string, Skeleton | null> }>()
 
-const NO_EXTRAS: View = {}
+export const NO_EXTRAS: View = {}
 
 /** The skeleton for a view's shape, or the full render when there is none yet or none can be made. */
-function skeletonFor(template: string, view: View, extras: View): { skeleton: Skeleton | null } | { full: string } {
+export function skeletonFor(template: string, view: View, extras: View): { skeleton: Skeleton | null; full?: undefined } | { full: string; skeleton?: Skeleton | null } {
   let entry = templates.get(template)
   if (!entry) {
     if (templates.size >= MAX_TEMPLATES) templates.clear()
@@ -209,13 +210,13 @@ function skeletonFor(template: string, view: View, extras: View): { skeleton: Sk
     const full = Mustache.render(template, whole)
     if (fill(skeleton, whole, NO_EXTRAS) !== full) skeleton = null // something the split does not model: keep rendering in full
     entry.skeletons.set(key, skeleton)
-    return { full }
+    return { full, skeleton }
   }
   return { skeleton }
 }
 
 /** The full render of `view` with `extras` over it, through Mustache. */
-const renderFull = (template: string, view: View, extras: View): string => Mustache.render(template, extras === NO_EXTRAS ? view : { ...view, ...extras })
+export const renderFull = (template: string, view: View, extras: View): string => Mustache.render(template, extras === NO_EXTRAS ? view : { ...view, ...extras })
 
 /**
  * `Mustache.render(template, { ...view, ...extras })`, from a skeleton of the view's shape when it can be.
@@ -223,13 +224,18 @@ const renderFull = (template: string, view: View, extras: View): string => Musta
  */
 export function renderFromSkeleton(template: string, view: View, extras: View = NO_EXTRAS): string {
   const found = skeletonFor(template, view, extras)
-  if ('full' in found) return found.full
+  if (found.full !== undefined) return found.full
   return (found.skeleton && fill(found.skeleton, view, extras)) ?? renderFull(template, view, extras)
 }
 
 /** {@link renderFromSkeleton} as UTF-8: exactly `new TextEncoder().encode(renderFromSkeleton(…))`, made faster. */
 export function renderBytesFromSkeleton(template: string, view: View, extras: View = NO_EXTRAS): Uint8Array<ArrayBuffer> {
   const found = skeletonFor(template, view, extras)
-  if ('full' in found) return encoder.encode(found.full) as Uint8Array<ArrayBuffer>
+  if (found.full !== undefined) return encoder.encode(found.full) as Uint8Array<ArrayBuffer>
   return (found.skeleton && fillBytes(found.skeleton, view, extras)) ?? (encoder.encode(renderFromSkeleton(template, view, extras)) as Uint8Array<ArrayBuffer>)
+}
+
+/** The names `template` tests in sections or reads through dotted names: they shape its pages. */
+export function shapeNamesOf(template: string): readonly string[] {
+  return templates.get(template)?.usage.shape ?? usageOf(template).shape
 }

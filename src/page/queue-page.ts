@@ -9,6 +9,7 @@ import Mustache from 'mustache'
 import { DEFAULT_TEMPLATE } from './templates/default-page.ts'
 import { messagesFor, type Messages } from './messages.ts'
 import { renderBytesFromSkeleton, renderFromSkeleton, type View } from './page-skeleton.ts'
+import { openPageBytes, type OpenPage } from './open-page.ts'
 
 export interface TemplateVariables {
   inWaitingRoom: boolean
@@ -191,6 +192,15 @@ export function renderQueuePage(variables: TemplateVariables, template: string |
 export function renderQueuePageBytes(variables: TemplateVariables, template: string | undefined, messages: Messages): Uint8Array<ArrayBuffer> {
   if (template) return renderBytesFromSkeleton(template, variables as unknown as View)
   return renderBytesFromSkeleton(DEFAULT_TEMPLATE, variables as unknown as View, builtInExtras(variables, messages))
+}
+
+/**
+ * {@link renderQueuePageBytes} with the holes named in `open` left open (page-skeleton.ts `openPageBytes`), or
+ * the page's bytes when they cannot be.
+ */
+export function openQueuePageBytes(variables: TemplateVariables, template: string | undefined, messages: Messages, open: readonly string[]): OpenPage | Uint8Array<ArrayBuffer> {
+  if (template) return openPageBytes(template, variables as unknown as View, open)
+  return openPageBytes(DEFAULT_TEMPLATE, variables as unknown as View, open, builtInExtras(variables, messages))
 }
 
 /** {@link renderQueuePage} through Mustache alone (for tests). */
