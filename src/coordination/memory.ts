@@ -139,7 +139,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       let view = node.view
       if (!view || now - node.lastExchangeAt >= exchangeIntervalMs) {
         publishGrants(entry)
-        view = entry.global.exchange(report.location, own, now)
+        view = entry.global.exchangeOwnOverlaid(report.location, own, now)
         node.lastExchangeAt = node.lastPublishedAt = now
         entry.due.delete(report.location)
         node.view = exchangeIntervalMs > 0 ? view : undefined

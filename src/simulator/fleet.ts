@@ -61,7 +61,7 @@ export function buildFleet(scenario: Scenario, clock: () => number): Fleet {
       // Outermost: sees the decision after the waiting room (and the origin, if admitted) answered.
       app.use('*', async (c, next) => {
         await next()
-        decisions.set(c.req.raw, c.get('waitingRoom'))
+        ;(c.req.raw as DecidedRequest)[DECISION] = c.get('waitingRoom')
       })
       app.use(
         '*',
@@ -113,8 +113,12 @@ export function footprintOf(fleet: Fleet): Footprint {
   return { stateFields, counters: fleet.coordinator.counterCount }
 }
 
-/** Each request's decision, keyed by the Request object `app.request()` hands to the app as `c.req.raw`. */
-const decisions = new WeakMap<Request, WaitingRoomDecision>()
+/**
+ * Each request's decision, put on the Request object `app.request()` hands to the app as `c.req.raw`. A property,
+ * not a WeakMap entry: a WeakMap of every request made the garbage collector trace one ephemeron per request.
+ */
+const DECISION = Symbol('simulator decision')
+type DecidedRequest = Request & { [DECISION]?: WaitingRoomDecision | undefined }
 
 /** One request, as a browser (or an app) makes it: with the ticket cookie if it holds one. */
 export async function visit(fleet: Fleet, worker: Worker, cookie: string | undefined): Promise<VisitResult> {
@@ -127,5 +131,5 @@ export async function visit(fleet: Fleet, worker: Worker, cookie: string | undef
     if (line.startsWith(`${COOKIE_NAME}=`)) next = line.slice(COOKIE_NAME.length + 1, line.indexOf(';'))
   }
   const refresh = response.headers.get('refresh')
-  return { decision: decisions.get(request), cookie: next, refreshSeconds: refresh === null ? undefined : Number(refresh) }
+  return { decision: (request as DecidedRequest)[DECISION], cookie: next, refreshSeconds: refresh === null ? undefined : Number(refresh) }
 }
