@@ -1,0 +1,80 @@
+/**
+ * #14.4 probe: README (Redis) advises `maxmemory-policy volatile-*` (or noeviction) as safe: only the epoch key
+ * must survive. But a volatile-* policy may evict ANY key that has a TTL — and the room's counts (minute counters,
+ * location state, registers, revocation claims) carry TTLs. Here every room key with a TTL is deleted, which is
+ * exactly what volatile-* eviction under memory pressure may do; the epoch stays. Must hold: never above the limit.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { fromNodeRedis, upstashCoordinator } from '../../../adapters/upstash/index.ts'
+import { connectTestRedis, deleteKeys, testPrefix, type TestRedis } from '../../../adapters/upstash/test/redis.ts'
+import { worker, START } from '../harness.ts'
+
+let redis: TestRedis
+const prefixes: string[] = []
+beforeAll(async () => void (redis = await connectTestRedis()))
+afterAll(async () => {
+  for (const p of prefixes) await deleteKeys(redis, p)
+  await redis.close()
+})
+
+/** Deletes the keys under `prefix` that carry a TTL (what volatile-lru/-random/-ttl may evict); returns their names. */
+async function evictVolatile(prefix: string, only?: (key: string) => boolean): Promise<string[]> {
+  const gone: string[] = []
+  for await (const keys of redis.scanIterator({ MATCH: `${prefix}:*`, COUNT: 1000 })) {
+    for (const key of keys) {
+      if (only && !only(key)) continue
+      if ((await redis.ttl(key)) > 0) {
+        await redis.del(key)
+        gone.push(key)
+      }
+    }
+  }
+  return gone
+}
+
+const ROOM = { totalActiveUsers: 3, newUsersPerMinute: 100, sessionDurationMinutes: 30, syncIntervalMs: 0 }
+
+async function run(workers: number, gapMs: number, only?: (key: string) => boolean) {
+  const prefix = testPrefix('b14f-volatile')
+  prefixes.push(prefix)
+  const coordinator = upstashCoordinator(fromNodeRedis(redis), { prefix })
+  const clock = { now: START + 1000 }
+  const fleet = Array.from({ length: workers }, () => worker(coordinator, clock, ROOM))
+  const users = []
+  for (let i = 0; i < 3; i++) users.push(await fleet[i % workers]!.request())
+  expect(users.map((u) => u.reason)).toEqual(['slot', 'slot', 'slot'])
+  for (const w of fleet) await w.room.room.flush()
+  clock.now += gapMs
+  for (const w of fleet) await w.status()
+  const all: string[] = []
+  for await (const keys of redis.scanIterator({ MATCH: `${prefix}:*`, COUNT: 1000 })) all.push(...keys)
+  const gone = await evictVolatile(prefix, only)
+  clock.now += 6000
+  for (const w of fleet) await w.status()
+  clock.now += 6000
+  let admitted = 0
+  for (let i = 0; i < 3 * workers; i++) if ((await fleet[i % workers]!.request()).reason === 'slot') admitted++
+  // the admitted users keep browsing
+  for (const [i, u] of users.entries()) expect((await fleet[i % workers]!.request(u.cookie)).admitted).toBe(true)
+  return { admitted, gone: gone.map((k) => k.slice(prefix.length + 1)), kept: all.filter((k) => !gone.includes(k)).map((k) => k.slice(prefix.length + 1)) }
+}
+
+describe('Redis under a volatile-* eviction policy (README: safe)', () => {
+  for (const [workers, gapMs] of [[1, 0], [2, 0], [2, 90_000], [3, 240_000]] as const) {
+    it(`${workers} worker(s), eviction ${gapMs / 1000} s after the room filled: nobody new in a full room`, async () => {
+      const r = await run(workers, gapMs)
+      console.log(`workers ${workers} gap ${gapMs}: admitted ${r.admitted}; evicted ${JSON.stringify(r.gone)}; kept ${JSON.stringify(r.kept)}`)
+      expect(r.admitted).toBe(0)
+    })
+  }
+})
+
+describe('which single kind of evicted key reopens the room', () => {
+  for (const kind of ['l', 'locations', 'a', 'k', 'r', 'h', 'hb', 'hm', 'l+a', 'l+k', 'l+locations', 'locations+a', 'l+a+k', 'l+r', 'a+k']) {
+    it(`only '${kind}' keys evicted`, async () => {
+      const r = await run(2, 90_000, (key) => kind.split('+').includes(key.split(':')[2]!))
+      console.log(`kind ${kind}: admitted ${r.admitted}; evicted ${r.gone.length}`)
+      expect(r.admitted).toBe(0)
+    })
+  }
+})
