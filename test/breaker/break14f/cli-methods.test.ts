@@ -5,9 +5,9 @@
  * Retry-After present, JSON when Accept asks for it, and the origin never sees the request.
  */
 import { createServer, type Server } from 'node:http'
-import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { killAllStarted, startProxy, type Proxy } from '../break14b/procs.ts'
+import { raw } from './support.ts'
 
 let origin: Server
 const seen: string[] = []
@@ -17,17 +17,6 @@ beforeAll(async () => {
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r))
 })
 
-function raw(port: number, text: string): Promise<string> {
-  return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1')
-    let out = ''
-    const timer = setTimeout(() => { s.destroy(); resolve(out) }, 1500)
-    s.on('data', (d) => (out += d.toString('latin1')))
-    s.on('error', () => { clearTimeout(timer); resolve(out) })
-    s.on('close', () => { clearTimeout(timer); resolve(out) })
-    s.write(text)
-  })
-}
 
 const METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'MKCOL', 'LOCK', 'SEARCH', 'QUERY'] // an unknown method (FOO) gets Node's own 400 before the proxy
 // (`application/problem+json` with text/html;q=0.1 gets the HTML page: only application/json asks for JSON.)

@@ -5,11 +5,11 @@
  * records what it receives: nothing under /shop may reach it.
  */
 import { createServer, type Server } from 'node:http'
-import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listen, type Listening } from '../../../bin/listen.ts'
 import { nodeTransport } from '../../../src/proxy/node.ts'
 import { createProxyApp } from '../../../src/proxy/proxy.ts'
+import { raw, UPGRADE } from './support.ts'
 
 const SECRET = 'break14f-secret-0123456789-abcdefghijklmn'
 let origin: Server
@@ -36,27 +36,15 @@ afterAll(async () => {
   origin?.close()
 })
 
-function raw(text: string): Promise<string> {
-  return new Promise((resolve) => {
-    const s = connect(proxy.port, '127.0.0.1')
-    let out = ''
-    const timer = setTimeout(() => { s.destroy(); resolve(out) }, 1500)
-    s.on('data', (d) => (out += d.toString('latin1')))
-    s.on('error', () => { clearTimeout(timer); resolve(out) })
-    s.on('close', () => { clearTimeout(timer); resolve(out) })
-    s.write(Buffer.from(text, 'latin1'))
-  })
-}
 
 const HOSTS = ['shop.test', 'a?', 'a#', 'a/static', 'a/static/..', 'a/..', 'a\\', 'a%2f', 'a@b', 'a:1?', 'a:1#', '[::1]?', '\xdf/static', 'a/static?', 'a/static#']
 const TARGETS = ['/shop/ws', '/shop/product/1', '/static/../shop/ws', '//shop/ws', 'http://x/shop/ws', '/shop']
-const UPGRADE = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n'
 
 describe('proxy, paths [/shop], no public host: Host values that move the path never let a user without a ticket reach /shop', () => {
   it('sanity: /static reaches the origin, plain and upgraded', async () => {
     const mark = seen.length
-    await raw('GET /static/x HTTP/1.1\r\nHost: shop.test\r\nConnection: close\r\n\r\n')
-    console.log('upgrade /static/ws ->', JSON.stringify((await raw(`GET /static/ws HTTP/1.1\r\nHost: shop.test\r\n${UPGRADE}\r\n`)).slice(0, 400)))
+    await raw(proxy.port, 'GET /static/x HTTP/1.1\r\nHost: shop.test\r\nConnection: close\r\n\r\n')
+    console.log('upgrade /static/ws ->', JSON.stringify((await raw(proxy.port, `GET /static/ws HTTP/1.1\r\nHost: shop.test\r\n${UPGRADE}\r\n`)).slice(0, 400)))
     expect(seen.slice(mark)).toEqual(['http GET /static/x', 'upgrade GET /static/ws'])
   })
   for (const kind of ['plain', 'upgrade'] as const) {
@@ -64,7 +52,7 @@ describe('proxy, paths [/shop], no public host: Host values that move the path n
       const bad: string[] = []
       for (const host of HOSTS) for (const target of TARGETS) {
         const mark = seen.length
-        const out = await raw(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\n${kind === 'upgrade' ? UPGRADE : 'Connection: close\r\n'}\r\n`)
+        const out = await raw(proxy.port, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\n${kind === 'upgrade' ? UPGRADE : 'Connection: close\r\n'}\r\n`)
         const got = seen.slice(mark)
         if (kind === 'plain' && host === 'a?' && target === '/shop/ws') console.log('plain Host a? ->', out.split('\r\n')[0], JSON.stringify(got))
         // The path the origin routes: before ? or #, dot segments resolved, percent escapes decoded.

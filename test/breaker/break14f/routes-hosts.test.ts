@@ -5,9 +5,9 @@
  * only (one shop for every host name the DNS points at it): nothing spelled as the covered host may reach /shop.
  */
 import { serve } from '@hono/node-server'
-import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { shopApp } from '../paths-app.ts'
+import { raw } from './support.ts'
 
 const servers: ReturnType<typeof serve>[] = []
 afterAll(() => Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))))
@@ -19,16 +19,6 @@ async function start(extra: Record<string, unknown>): Promise<number> {
   })
 }
 
-function raw(port: number, text: string): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.end(Buffer.from(text, 'latin1')))
-    let out = ''
-    socket.setEncoding('latin1')
-    socket.on('data', (d) => (out += d))
-    socket.on('close', () => resolve(out))
-    socket.on('error', () => resolve(out || 'ERROR'))
-  })
-}
 
 const SPELLINGS = ['shop.test', 'SHOP.TEST', 'Shop.Test', 'shop.test.', 'SHOP.TEST.', 'shop.test:80', 'shop.test.:80', 'shop.test:', 'shop.test:0080', ' shop.test', 'shop.test ', 'shop\u017f.test']
 /** Not spellings of shop.test (an empty label; no Host at all): they reach /shop as any other host does (logged only). */

@@ -5,9 +5,9 @@
  * (421), never told to the origin nor used to rewrite Location. Here the test is the LB (peer 127.0.0.1).
  */
 import { createServer, type Server } from 'node:http'
-import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { killAllStarted, startProxy, type Proxy } from '../break14b/procs.ts'
+import { raw } from './support.ts'
 
 let origin: Server
 let originUrl = ''
@@ -29,28 +29,17 @@ beforeAll(async () => {
 }, 40_000)
 afterAll(() => { killAllStarted(); origin?.close() })
 
-function raw(text: string): Promise<string> {
-  return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1')
-    let out = ''
-    const timer = setTimeout(() => { s.destroy(); resolve(out) }, 1500)
-    s.on('data', (d) => (out += d.toString('latin1')))
-    s.on('error', () => { clearTimeout(timer); resolve(out) })
-    s.on('close', () => { clearTimeout(timer); resolve(out) })
-    s.write(text)
-  })
-}
 
 describe('--trust-proxy 1 with --public-host: a client-chosen X-Forwarded-Host passed through by the LB', () => {
   it('sanity: Host shop.test through the LB is served', async () => {
-    const out = await raw('GET / HTTP/1.1\r\nHost: shop.test\r\nX-Forwarded-For: 203.0.113.9\r\nConnection: close\r\n\r\n')
+    const out = await raw(port, 'GET / HTTP/1.1\r\nHost: shop.test\r\nX-Forwarded-For: 203.0.113.9\r\nConnection: close\r\n\r\n')
     expect(out).toMatch(/x-origin: yes/i)
   })
 
   for (const xfh of ['evil.test', 'shop.test.evil.test', 'evil.test:443', 'evil.test, shop.test']) {
     it(`X-Forwarded-Host: ${xfh}`, async () => {
       const mark = seen.length
-      const out = await raw(`GET /redirect HTTP/1.1\r\nHost: shop.test\r\nX-Forwarded-For: 203.0.113.9\r\nX-Forwarded-Proto: https\r\nX-Forwarded-Host: ${xfh}\r\nConnection: close\r\n\r\n`)
+      const out = await raw(port, `GET /redirect HTTP/1.1\r\nHost: shop.test\r\nX-Forwarded-For: 203.0.113.9\r\nX-Forwarded-Proto: https\r\nX-Forwarded-Host: ${xfh}\r\nConnection: close\r\n\r\n`)
       const got = seen.slice(mark)
       const location = /location: (\S+)/i.exec(out)?.[1]
       console.log(`XFH ${xfh}: ${out.split('\r\n')[0]} location=${location} origin saw x-forwarded-host=${JSON.stringify(got.map((g) => g.headers['x-forwarded-host']))}`)

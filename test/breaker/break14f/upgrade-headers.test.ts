@@ -6,11 +6,11 @@
  * plain answer (measured: the 2nd or 3rd replay, 0.55–0.9 s after, on all three paths).
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listen, type Listening } from '../../../bin/listen.ts'
 import { nodeTransport } from '../../../src/proxy/node.ts'
 import { createProxyApp } from '../../../src/proxy/proxy.ts'
+import { raw, UPGRADE } from './support.ts'
 
 const SECRET = 'break14f-secret-0123456789-abcdefghijklmn'
 let origin: Server
@@ -39,29 +39,17 @@ afterAll(async () => {
   origin?.close()
 })
 
-function raw(text: string): Promise<string> {
-  return new Promise((resolve) => {
-    const s = connect(proxy.port, '127.0.0.1')
-    let out = ''
-    const timer = setTimeout(() => { s.destroy(); resolve(out) }, 1000)
-    s.on('data', (d) => (out += d.toString('latin1')))
-    s.on('error', () => { clearTimeout(timer); resolve(out) })
-    s.on('close', () => { clearTimeout(timer); resolve(out) })
-    s.write(text)
-  })
-}
-const UPGRADE = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n'
 const CLAIMS = 'X-Forwarded-For: 6.6.6.6\r\nX-Forwarded-Proto: https\r\nX-Forwarded-Host: evil.test\r\nForwarded: for=6.6.6.6;proto=https;host=evil.test\r\nX-Real-IP: 6.6.6.6\r\nX-Original-URL: /admin\r\nX-Rewrite-URL: /admin\r\nWaiting-Room-Command: revoke\r\nClient-IP: 6.6.6.6\r\nTrue-Client-IP: 6.6.6.6\r\nX_Forwarded_For: 6.6.6.6\r\n'
 const cookieOf = (out: string) => /set-cookie: (__wroom=[^;]+)/i.exec(out)?.[1]
 
 describe('upgrade path: claims, commands', () => {
   let cookie = ''
   it('an admitted user (first) upgrades; none of its forwarding claims or command reach the origin', async () => {
-    const first = await raw('GET / HTTP/1.1\r\nHost: shop.test\r\nConnection: close\r\n\r\n')
+    const first = await raw(proxy.port, 'GET / HTTP/1.1\r\nHost: shop.test\r\nConnection: close\r\n\r\n')
     cookie = cookieOf(first)!
     expect(first).toMatch(/x-origin: yes/i)
     const mark = seen.length
-    const out = await raw(`GET /ws HTTP/1.1\r\nHost: shop.test\r\nCookie: ${cookie}\r\n${CLAIMS}${UPGRADE}\r\n`)
+    const out = await raw(proxy.port, `GET /ws HTTP/1.1\r\nHost: shop.test\r\nCookie: ${cookie}\r\n${CLAIMS}${UPGRADE}\r\n`)
     expect(out.split('\r\n')[0]).toBe('HTTP/1.1 101 Switching Protocols')
     const h = seen.slice(mark)[0]!.headers
     const leaked = Object.entries(h).filter(([, v]) => /6\.6\.6\.6|evil\.test|\/admin|^https$|revoke/i.test(String(v)))
@@ -79,18 +67,18 @@ async function afterRevoke(how: 'plain' | 'upgrade-101' | 'upgrade-refused') {
   const saved = proxy
   proxy = own
   try {
-    const first = await raw('GET / HTTP/1.1\r\nHost: shop.test\r\nConnection: close\r\n\r\n')
+    const first = await raw(proxy.port, 'GET / HTTP/1.1\r\nHost: shop.test\r\nConnection: close\r\n\r\n')
     const a = cookieOf(first)!
     const answer = how === 'plain'
-      ? await raw(`GET /revoke HTTP/1.1\r\nHost: shop.test\r\nCookie: ${a}\r\nConnection: close\r\n\r\n`)
-      : await raw(`GET /${how === 'upgrade-101' ? 'ws-revoke' : 'ws-revoke-refuse'} HTTP/1.1\r\nHost: shop.test\r\nCookie: ${a}\r\n${UPGRADE}\r\n`)
+      ? await raw(proxy.port, `GET /revoke HTTP/1.1\r\nHost: shop.test\r\nCookie: ${a}\r\nConnection: close\r\n\r\n`)
+      : await raw(proxy.port, `GET /${how === 'upgrade-101' ? 'ws-revoke' : 'ws-revoke-refuse'} HTTP/1.1\r\nHost: shop.test\r\nCookie: ${a}\r\n${UPGRADE}\r\n`)
     // The revoked cookie replayed every 250 ms: when is it first refused?
     const t0 = Date.now()
     let replay = ''
     let refusedAfterMs = -1
     while (Date.now() - t0 < WAIT_MS) {
       await new Promise((r) => setTimeout(r, 250))
-      replay = await raw(`GET /after HTTP/1.1\r\nHost: shop.test\r\nCookie: ${a}\r\nConnection: close\r\n\r\n`)
+      replay = await raw(proxy.port, `GET /after HTTP/1.1\r\nHost: shop.test\r\nCookie: ${a}\r\nConnection: close\r\n\r\n`)
       if (!/x-origin: yes/i.test(replay)) { refusedAfterMs = Date.now() - t0; break }
     }
     console.log(how, 'revoked cookie first refused after', refusedAfterMs, 'ms')

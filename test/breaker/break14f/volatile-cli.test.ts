@@ -5,17 +5,16 @@
  * none admitted. (In the same minute: 0–1 admitted in 3 runs — the workers' own views hold part of it.)
  */
 import { createServer, type Server } from 'node:http'
-import net from 'node:net'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createClient } from 'redis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { killAllStarted, sleep, startProxy } from '../break14b/procs.ts'
+import { freePort } from './support.ts'
 
 const children: ChildProcess[] = []
 let origin: Server | undefined
 afterAll(() => { killAllStarted(); for (const c of children) c.kill('SIGKILL'); origin?.close() })
 
-const freePort = () => new Promise<number>((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)) }) })
 
 async function visit(url: string, cookie = ''): Promise<{ admitted: boolean; cookie: string }> {
   const res = await fetch(`${url}/page`, { headers: cookie ? { cookie } : {} })

@@ -6,25 +6,17 @@
  * the epoch stays, and newcomers are admitted into the full room. Must hold: never above `totalActiveUsers`.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import net from 'node:net'
 import { createClient } from 'redis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { fromNodeRedis, upstashCoordinator } from '../../../adapters/upstash/index.ts'
 import { worker, START } from '../harness.ts'
+import { freePort } from './support.ts'
 
 const servers: ChildProcess[] = []
 afterAll(() => {
   for (const s of servers) s.kill('SIGKILL')
 })
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 async function startRedis(policy: string) {
   const port = await freePort()
