@@ -3,6 +3,9 @@
  * volatile-lru`, maxmemory 3 MB), shared with another app's cache (keys with a TTL, as volatile-* is chosen for).
  * Two proxies (20x clocks), a room of 3 filled; the cache fills memory; a minute later six newcomers. Must hold:
  * none admitted. (In the same minute: 0–1 admitted in 3 runs — the workers' own views hold part of it.)
+ * Measured before the fix: 3 newcomers admitted (6 active), 2 runs. Since the fix the adapter refuses every grant on
+ * a Redis that may evict (eviction-guard.ts): under volatile-lru nobody is admitted at all (failMode closed, the
+ * CLI's default) and the proxy's log names the setting and the fix; noeviction fills and holds.
  */
 import { createServer, type Server } from 'node:http'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -39,7 +42,8 @@ describe('CLI --redis on a volatile-lru Redis shared with a cache', () => {
       const env = { B14B_CLOCK_K: '20', B14B_CLOCK_T0: String(Date.now()) }
       const [p1, p2] = await Promise.all([startProxy(args, env), startProxy(args, env)])
       const users = [await visit(p1!.url), await visit(p2!.url), await visit(p1!.url)]
-      expect(users.map((u) => u.admitted)).toEqual([true, true, true])
+      const evicting = policy !== 'noeviction'
+      expect(users.map((u) => u.admitted)).toEqual(Array(3).fill(!evicting))
       await sleep(1500) // both proxies report
       const value = 'x'.repeat(1024)
       for (let i = 0; i < 8000; i += 200) await Promise.all(Array.from({ length: 200 }, (_, j) => redis.set(`cache:${i + j}`, value, { EX: 3600 }).catch(() => null)))
@@ -50,9 +54,12 @@ describe('CLI --redis on a volatile-lru Redis shared with a cache', () => {
       for (let i = 0; i < 6; i++) if ((await visit(i % 2 ? p2!.url : p1!.url)).admitted) admitted++
       const stillIn = (await Promise.all(users.map((u, i) => visit(i % 2 ? p2!.url : p1!.url, u.cookie)))).filter((u) => u.admitted).length
       console.log(`${policy}: evicted ${evicted} keys (room keys left ${left}); newcomers admitted into the full room: ${admitted}; first 3 still in: ${stillIn}`)
+      const logs = p1!.out + p2!.out
       p1!.child.kill('SIGKILL'); p2!.child.kill('SIGKILL'); server.kill('SIGKILL')
       await redis.disconnect().catch(() => {})
       expect(admitted).toBe(0)
+      expect(stillIn).toBe(evicting ? 0 : 3)
+      if (evicting) expect(logs).toContain('maxmemory-policy noeviction')
     }, 60_000)
   }
 })

@@ -6,18 +6,32 @@
  * Measured: 3 newcomers admitted into a full room of 3 (6 active) for 1–3 workers, evicted 0–240 s after the room
  * filled; only `epoch` and `generation` survive. Any one kind of key alone holds; the location state (`l:`) together
  * with the minute's Anywhere counter (`a:`) is enough to reopen the room.
+ * Keys with a TTL vanish early only on a Redis that may evict, so the deletion now runs on a redis-server of the
+ * test's own switched to `maxmemory-policy volatile-lru` under the full room (a Redis never switched refuses from its
+ * first decision: volatile-lru-real.test.ts); the adapter reads the policy at the first decision of each minute
+ * (eviction-guard.ts), so the newcomers of the next minute are refused (failMode closed).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ChildProcess } from 'node:child_process'
+import { createClient } from 'redis'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { fromNodeRedis, upstashCoordinator } from '../../../adapters/upstash/index.ts'
-import { connectTestRedis, deleteKeys, testPrefix, type TestRedis } from '../../../adapters/upstash/test/redis.ts'
+import { testPrefix } from '../../../adapters/upstash/test/redis.ts'
 import { worker, START } from '../harness.ts'
+import { startRedis } from './support.ts'
 
-let redis: TestRedis
+let redis: ReturnType<typeof createClient>
+let server: ChildProcess
 const prefixes: string[] = []
-beforeAll(async () => void (redis = await connectTestRedis()))
+beforeAll(async () => {
+  const started = await startRedis(['--maxmemory', '100mb', '--maxmemory-policy', 'noeviction'])
+  server = started.proc
+  redis = createClient({ url: `redis://127.0.0.1:${started.port}`, socket: { reconnectStrategy: false } })
+  redis.on('error', () => {})
+  await redis.connect()
+})
 afterAll(async () => {
-  for (const p of prefixes) await deleteKeys(redis, p)
   await redis.close()
+  server.kill('SIGKILL')
 })
 
 /** Deletes the keys under `prefix` that carry a TTL (what volatile-lru/-random/-ttl may evict); returns their names. */
@@ -38,8 +52,10 @@ async function evictVolatile(prefix: string, only?: (key: string) => boolean): P
 const ROOM = { totalActiveUsers: 3, newUsersPerMinute: 100, sessionDurationMinutes: 30, syncIntervalMs: 0 }
 
 async function run(workers: number, gapMs: number, only?: (key: string) => boolean) {
+  vi.spyOn(console, 'warn').mockImplementation(() => {})
   const prefix = testPrefix('b14f-volatile')
   prefixes.push(prefix)
+  await redis.configSet('maxmemory-policy', 'noeviction')
   const coordinator = upstashCoordinator(fromNodeRedis(redis), { prefix })
   const clock = { now: START + 1000 }
   const fleet = Array.from({ length: workers }, () => worker(coordinator, clock, ROOM))
@@ -51,8 +67,9 @@ async function run(workers: number, gapMs: number, only?: (key: string) => boole
   for (const w of fleet) await w.status()
   const all: string[] = []
   for await (const keys of redis.scanIterator({ MATCH: `${prefix}:*`, COUNT: 1000 })) all.push(...keys)
+  await redis.configSet('maxmemory-policy', 'volatile-lru')
   const gone = await evictVolatile(prefix, only)
-  clock.now += 6000
+  clock.now = (Math.floor(clock.now / 60_000) + 1) * 60_000 // the next minute: a reading of the switched policy
   for (const w of fleet) await w.status()
   clock.now += 6000
   let admitted = 0
