@@ -14,8 +14,7 @@ import { killAllStarted, sleep, startProxy } from '../break14b/procs.ts'
 let origin: Server | undefined
 afterAll(() => { killAllStarted(); origin?.close() })
 
-// Opt-in (B14F_GAPS=1): no README row promises this yet.
-describe.skipIf(!process.env.B14F_GAPS)('a WebSocket tunnel outlives its session', () => {
+describe('a WebSocket tunnel outlives its session', () => {
   it('room of 1: the tunnel still works after the session ended, and a newcomer is admitted beside it', async () => {
     origin = createServer((req, res) => { req.resume(); res.writeHead(200, { 'x-origin': 'yes' }).end('ok') })
     origin.on('upgrade', (_req, socket) => {
