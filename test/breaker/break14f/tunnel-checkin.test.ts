@@ -14,6 +14,7 @@ let origin: Server | undefined
 afterAll(() => { killAllStarted(); origin?.close() })
 
 async function echoOrigin(): Promise<string> {
+  origin?.close()
   origin = createServer((req, res) => {
     req.resume()
     res.writeHead(200, { 'x-origin': 'yes', ...(req.url === '/logout' ? { 'waiting-room-command': 'revoke' } : {}) }).end('ok')
@@ -44,10 +45,10 @@ async function echoes(t: ReturnType<typeof openTunnel>, text: string): Promise<b
   return t.read().includes(text)
 }
 
-describe('an open tunnel through the CLI proxy', () => {
+for (const runtime of ['node', 'bun'] as const) describe(`an open tunnel through the CLI proxy (${runtime})`, () => {
   it('is closed at its next check-in once its ticket is revoked (the user logs out in another tab)', async () => {
     const url = await echoOrigin()
-    const env = { B14B_CLOCK_K: '20', B14B_CLOCK_T0: String(Date.now()) }
+    const env = { B14B_CLOCK_K: '20', B14B_CLOCK_T0: String(Date.now()), B14B_RUNTIME: runtime }
     const proxy = await startProxy(['--origin', url, '--total-active-users', '1', '--new-users-per-minute', '10', '--session-duration', '1', '--origin-commands', 'revoke'], env)
     const first = await fetch(`${proxy.url}/`)
     await first.text()

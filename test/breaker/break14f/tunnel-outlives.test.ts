@@ -14,15 +14,16 @@ import { killAllStarted, sleep, startProxy } from '../break14b/procs.ts'
 let origin: Server | undefined
 afterAll(() => { killAllStarted(); origin?.close() })
 
-describe('a WebSocket tunnel outlives its session', () => {
+for (const runtime of ['node', 'bun'] as const) describe(`a WebSocket tunnel outlives its session (${runtime})`, () => {
   it('room of 1: the tunnel still works after the session ended, and a newcomer is admitted beside it', async () => {
+    origin?.close()
     origin = createServer((req, res) => { req.resume(); res.writeHead(200, { 'x-origin': 'yes' }).end('ok') })
     origin.on('upgrade', (_req, socket) => {
       socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')
       socket.on('data', (d) => socket.write(d))
     })
     await new Promise<void>((r) => origin!.listen(0, '127.0.0.1', r))
-    const env = { B14B_CLOCK_K: '20', B14B_CLOCK_T0: String(Date.now()) }
+    const env = { B14B_CLOCK_K: '20', B14B_CLOCK_T0: String(Date.now()), B14B_RUNTIME: runtime }
     const proxy = await startProxy(['--origin', `http://127.0.0.1:${(origin.address() as any).port}`, '--total-active-users', '1', '--new-users-per-minute', '10', '--session-duration', '1'], env)
     const first = await fetch(`${proxy.url}/`)
     await first.text()
