@@ -13,6 +13,7 @@ import { readRoomState } from './room-state.ts'
 import { DRIVER_NAME, replyInteger, runScript, type RedisScripting } from './run-script.ts'
 import { incrementScript, syncScript, takeSlotScript } from './scripts.ts'
 import { historyKeys, readHistory, recordHistory } from './history.ts'
+import { evictionGuard, type EvictionGuard } from './eviction-guard.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
 
 export interface UpstashCoordinatorOptions {
@@ -159,12 +160,21 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
   const historyKeysOf = (roomId: string) => (keysOf(roomId), historyKeys(`${prefix}:{${roomId}}`))
   /** Room → the epoch this coordinator's last sync of it answered (one entry per room it serves): see seenArgs. */
   const synced = new Map<string, RoomEpoch>()
+  /** Room → its reading of Redis's eviction settings (eviction-guard.ts): per room, as a cluster may hold rooms on different nodes. */
+  const guards = new Map<string, EvictionGuard>()
+  const guarded = (roomId: string, minute: number, keys: RoomKeys): Promise<void> => {
+    let guard = guards.get(roomId)
+    if (!guard) guards.set(roomId, (guard = evictionGuard(redis)))
+    return guard.check(minute, keys.epoch)
+  }
 
   const coordinator: UpstashCoordinator = {
     name: DRIVER_NAME,
 
     async increment(request: CounterRequest): Promise<CounterResult> {
-      const { reply } = await runScript(redis, incrementScript, ...incrementCall(keysOf(request.roomId), request, synced.get(request.roomId)))
+      const keys = keysOf(request.roomId)
+      await guarded(request.roomId, request.minute, keys)
+      const { reply } = await runScript(redis, incrementScript, ...incrementCall(keys, request, synced.get(request.roomId)))
       const code = replyInteger(incrementScript, reply)
       if (code < 0) return { taken: false, seq: 0, recovering: true }
       const seq = Math.floor(code / 4)
@@ -174,6 +184,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
 
     async takeSlot(request: SlotRequest): Promise<SlotResult> {
       const keys = keysOf(request.roomId)
+      await guarded(request.roomId, request.minute, keys)
       const { reply, roundTrips } = await runScript(
         redis,
         takeSlotScript,

@@ -8,9 +8,12 @@
  * transport's `upgrade` opens the origin's side into it, and this module then writes the 101 (with the
  * room's cookie) and joins the two sockets. A request the room does not admit gets the app's answer —
  * the queue page with the room's queueing status, never a fake success — and the socket is closed.
+ * An open tunnel is checked in once a minute through the room (tunnel-keeper.ts), so it holds its place while
+ * open and is closed when the room no longer lets its ticket through (revoked, session ended).
  */
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
 import type { Duplex } from 'node:stream'
+import { tunnelKeeper, type TunnelKeeper } from './tunnel-keeper.ts'
 
 /** Where the transport leaves the origin's upgraded socket for this module. */
 export const TUNNEL = Symbol('hono-waiting-room.upgrade-tunnel')
@@ -30,17 +33,18 @@ export interface UpgradeProxy {
 }
 
 /** Answers `server`'s upgrade requests through `fetch` (the proxy app's), tunnelling admitted ones to the origin. */
-export function proxyUpgrades(server: Server, fetch: FetchHandler): UpgradeProxy {
+export function proxyUpgrades(server: Server, fetch: FetchHandler, options: { checkInEveryMs?: number } = {}): UpgradeProxy {
   const open = new Set<Duplex>()
+  const keeper = tunnelKeeper(fetch, options.checkInEveryMs)
   server.on('upgrade', (incoming: IncomingMessage, socket: Duplex, head: Buffer) => {
     open.add(socket)
     socket.once('close', () => open.delete(socket))
-    void handleUpgrade(fetch, incoming, socket, head, open)
+    void handleUpgrade(fetch, incoming, socket, head, open, keeper)
   })
   return { closeAll: () => open.forEach((socket) => socket.destroy()) }
 }
 
-async function handleUpgrade(fetch: FetchHandler, incoming: IncomingMessage, socket: Duplex, head: Buffer, open: Set<Duplex>): Promise<void> {
+async function handleUpgrade(fetch: FetchHandler, incoming: IncomingMessage, socket: Duplex, head: Buffer, open: Set<Duplex>, keeper: TunnelKeeper): Promise<void> {
   // A client that resets mid-handshake is not an error of ours.
   socket.on('error', () => socket.destroy())
   const request = upgradeRequest(incoming)
@@ -57,7 +61,8 @@ async function handleUpgrade(fetch: FetchHandler, incoming: IncomingMessage, soc
   if (origin && response.status === 200 && !socket.destroyed) {
     open.add(origin.socket)
     origin.socket.once('close', () => open.delete(origin.socket))
-    return join(socket, head, response, origin)
+    const end = join(socket, head, response, origin)
+    return keeper.keep(request, incoming, response, [socket, origin.socket], end)
   }
   origin?.socket.destroy()
   return writeResponse(socket, response)
@@ -97,8 +102,8 @@ function headerLines(response: Response, skip: Set<string>): string[] {
 const SKIP_ON_101 = new Set(['connection', 'upgrade', 'content-length', 'transfer-encoding', 'keep-alive'])
 const SKIP_ON_REFUSAL = new Set(['connection', 'upgrade', 'transfer-encoding', 'keep-alive'])
 
-/** Writes the 101 with the origin's handshake headers and the room's cookies, then joins the sockets. */
-function join(client: Duplex, head: Buffer, response: Response, origin: NonNullable<Tunnel['origin']>): void {
+/** Writes the 101 with the origin's handshake headers and the room's cookies, then joins the sockets; returns what ends the tunnel. */
+function join(client: Duplex, head: Buffer, response: Response, origin: NonNullable<Tunnel['origin']>): () => void {
   const lines = ['HTTP/1.1 101 Switching Protocols', 'connection: Upgrade', `upgrade: ${origin.protocol}`, ...headerLines(response, SKIP_ON_101)]
   client.write(`${lines.join('\r\n')}\r\n\r\n`)
   if (origin.head.length > 0) client.write(origin.head)
@@ -113,6 +118,7 @@ function join(client: Duplex, head: Buffer, response: Response, origin: NonNulla
   client.once('close', end)
   origin.socket.pipe(client)
   client.pipe(origin.socket)
+  return end
 }
 
 /** Writes `response` as a complete HTTP/1.1 answer on the raw socket, then closes it. */

@@ -36,6 +36,7 @@ import type { Context } from 'hono'
 import { endToEndHeaders, hasHeader } from './headers.ts'
 import { declaresBody, OriginTimeout, UnforwardableBody, untypedBody, type OriginRequest, type OriginResponse, type OriginTransport } from './transport.ts'
 import { TUNNEL, type Tunnel } from './node-upgrade.ts'
+import { RENEWAL, type RenewalMark } from './tunnel-keeper.ts'
 import { EXACT_TRANSPORT } from './h1-pool.ts'
 import { invalidOriginHead } from './origin-validate.ts'
 import { bunServeHeadChunked, decodedBody, rawTransferDecodings } from './transfer-codings.ts'
@@ -61,6 +62,14 @@ export function nodeTransport(options: NodeTransportOptions = {}): OriginTranspo
     [EXACT_TRANSPORT]: { keepAliveMs },
     request: (origin, c) => send(origin, c, agents),
     upgrade(origin, c) {
+      // A tunnel's check-in (tunnel-keeper.ts) ends here: the room let it through, and the origin is not asked again.
+      const renewal = (c.env as Record<symbol, RenewalMark | undefined> | undefined)?.[RENEWAL]
+      if (renewal) {
+        // Only the tunnel's own session (or a path the room does not cover) keeps it: a check-in admitted afresh means its ticket ended or was revoked.
+        const reason = (c.get as (key: string) => { reason?: string } | undefined)('waitingRoom')?.reason
+        renewal.reached = reason !== 'slot' && reason !== 'passthrough'
+        return Promise.resolve({ status: 204, statusText: 'No Content', headers: new Headers(), body: null })
+      }
       const tunnel = (c.env as Record<symbol, Tunnel | undefined> | undefined)?.[TUNNEL]
       return tunnel ? send(origin, c, agents, tunnel) : undefined
     },

@@ -35,7 +35,10 @@ export function killAllStarted() {
 }
 
 export function startProxy(args: string[], env: Record<string, string> = {}, spawnOptions: { uid?: number; gid?: number } = {}): Promise<Proxy> {
-  const child = spawn(process.execPath, ['--import', PRELOAD, CLI, '--port', '0', '--secret', SECRET, '--admin-token', ADMIN, ...args], {
+  // `B14B_RUNTIME: 'bun'` in env runs the CLI on Bun (the same preload, as --preload).
+  const bun = env.B14B_RUNTIME === 'bun'
+  const runtime = bun ? join(NODE_PATH, '.bin', 'bun') : process.execPath
+  const child = spawn(runtime, [bun ? '--preload' : '--import', PRELOAD, CLI, '--port', '0', '--secret', SECRET, '--admin-token', ADMIN, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...spawnOptions,
