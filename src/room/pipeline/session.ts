@@ -171,15 +171,16 @@ const RENEWAL_WAIT_MS = 150
 
 /**
  * The coordinator's answer to the renewal (the minute the ticket is counted in, or MOVE_ENDED), or undefined if it
- * does not come in time (issue 14 item 3). A cookie valid beyond the old one, handed out by a worker that then dies
- * with the move unreported, would be a session the room no longer counts: so the request waits — one report
- * exchange, shared by every renewal recorded meanwhile, and not at all while reports fail or after a wait timed out,
- * until a report gets through (item 5: a stalled store costs one bounded wait). In the confirmed cookie's last
- * minute it waits as long as any coordinator call may take (`coordinatorTimeoutMs`): a slow store is then answered,
- * and only a failing one leaves the renewal pending. Before that, RENEWAL_WAIT_MS at most: the confirmed cookie
- * still holds, and wherever the move lands the register knows.
+ * does not come (issue 14 item 3). A cookie valid beyond the old one, handed out by a worker that then dies with the
+ * move unreported, would be a session the room no longer counts: so the request waits — one report exchange,
+ * shared by every renewal recorded meanwhile, and not at all while reports fail, until a report gets through (item
+ * 5: a stalled store costs one bounded wait). In the confirmed cookie's last minute it waits until the exchange
+ * carrying its move settles (worker-link.ts `awaitMove`: at most the exchange in flight and its own, each bounded by
+ * `coordinatorTimeoutMs`): a slow store is answered, and only a failing or hanging one leaves the renewal pending.
+ * Before that, RENEWAL_WAIT_MS at most: the confirmed cookie still holds, and wherever the move lands the register
+ * knows.
  */
 async function renewalAnswer(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, to: number): Promise<number | undefined> {
-  const wait = lastConfirmedMinute(room, ticket, s, to) ? room.o.coordinatorTimeoutMs : Math.min(room.o.coordinatorTimeoutMs, RENEWAL_WAIT_MS)
+  const wait = lastConfirmedMinute(room, ticket, s, to) ? undefined : Math.min(room.o.coordinatorTimeoutMs, RENEWAL_WAIT_MS)
   return room.link.awaitMove(room.coordinatorOf(c), location, ticket.ticketId, to, now, wait)
 }
