@@ -96,10 +96,7 @@ export interface Asked {
   bucketId: number
 }
 
-/**
- * The room's rules in order: prequeue, passthrough, queue-all, a room recovering from lost state, then the counters.
- * Also the way back in for a pending renewal whose count the coordinator no longer holds (session.ts `reenter`).
- */
+/** The room's rules in order: prequeue, passthrough, queue-all, a recovering room, the counters (also session.ts `reenter`). */
 export async function askForSlot(
   room: Room,
   s: EffectiveSettings,
