@@ -36,6 +36,8 @@ export interface LinkOptions {
 
 /** A sync slower than this backs the report interval off (up to 8×), so a busy aggregator is not overrun. */
 const SLOW_SYNC_MS = 250
+/** Beyond two exchanges' timeouts, an untimed move wait gives up (it should have been settled by then). */
+const EXCHANGE_SLACK_MS = 100
 /** Sessions a cold worker holds for judging against the first epoch it learns (one old ticket is enough). */
 const MAX_UNJUDGED = 16
 /** Where a held session was served. */
@@ -139,11 +141,19 @@ export class WorkerLink {
   }
 
   /**
-   * Waits at most `ms` for the answer to the move {@link renew} recorded for `ticketId` and minute `to`, sending the
-   * report carrying it now (one report for every renewal recorded meanwhile). Undefined at once while the
-   * coordinator is failing or slow: an outage never holds admitted users (the caller decides what the user keeps).
+   * Waits for the answer to the move {@link renew} recorded for `ticketId` and minute `to`, sending the report
+   * carrying it now (one report for every renewal recorded meanwhile). Undefined at once while reports fail: an
+   * outage never holds admitted users (the caller decides what the user keeps).
+   * - `ms` given: at most that long; a wait that times out marks the worker failing (a hanging store costs one
+   *   bounded wait, then none until a report gets through).
+   * - `ms` undefined: until the exchange that carries the move settles — a slow store is not a failing one. A move
+   *   recorded while an exchange is in flight goes out with the next, so the wait is at most that exchange's rest
+   *   and its own, each bounded by `timeoutMs`; a hanging store fails the exchange in flight within `timeoutMs`,
+   *   which marks the worker failing and releases every wait. Only that failure marks it: a renewal after a slow
+   *   answer waits again (before, the second renewal of a slow exchange timed out, the worker took itself for
+   *   failing, and every later renewal was handed out pending while its move sat unsent — lost to a SIGKILL).
    */
-  async awaitMove(coordinator: Coordinator, location: string, ticketId: string, to: number, now: number, ms: number): Promise<number | undefined> {
+  async awaitMove(coordinator: Coordinator, location: string, ticketId: string, to: number, now: number, ms?: number): Promise<number | undefined> {
     const key = moveKey(ticketId, to)
     const known = this.#moves.answer(key, to)
     if (known !== undefined) return known
@@ -151,7 +161,9 @@ export class WorkerLink {
     const answered = this.#moves.wait(key)
     this.#urgent = true
     this.sync(coordinator, location, now).catch(() => {})
-    const answer = await within(answered, ms)
+    // Untimed, the exchanges' own timeouts bound it; the backstop only guards against a wait nothing settles.
+    const answer = await within(answered, ms ?? 2 * this.options.timeoutMs + EXCHANGE_SLACK_MS)
+    if (answer === undefined && !this.#moves.inFlight(key)) return undefined // its report failed or was superseded
     if (answer === undefined) this.#failing = true // cleared by the next report that gets through
     return answer
   }

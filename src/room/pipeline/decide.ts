@@ -89,15 +89,15 @@ export async function decide(room: Room, c: Context, s: EffectiveSettings, ticke
   return { outcome: 'queued', reason, ticketId, bucketId, snapshot, refresh: queuedRefresh(room, s, asked, now), newlyQueued: !queued }
 }
 
-interface Asked {
+export interface Asked {
   result: SlotResult
   reason: DecisionReason
   snapshot: Snapshot | undefined
   bucketId: number
 }
 
-/** The room's rules in order: prequeue, passthrough, queue-all, a room recovering from lost state, then the counters. */
-async function askForSlot(
+/** The room's rules in order: prequeue, passthrough, queue-all, a recovering room, the counters (also session.ts `reenter`). */
+export async function askForSlot(
   room: Room,
   s: EffectiveSettings,
   coordinator: Coordinator,

@@ -8,12 +8,14 @@ import type { Context } from 'hono'
 import { minuteOf, MINUTE_MS } from '../../clock.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
-import { trafficField } from '../../coordination/state.ts'
+import { activeField, trafficField } from '../../coordination/state.ts'
+import { admissionDeltas, ANYWHERE } from '../../coordination/coordinator.ts'
 import { MOVE_ENDED } from '../../coordination/moves.ts'
 import { cookieHeaderOf, readCookie } from '../../ticket/cookie.ts'
 import type { Ticket } from '../../ticket/ticket.ts'
 import type { Room } from '../room.ts'
 import { deferTo } from '../execution.ts'
+import { askForSlot } from './decide.ts'
 
 export interface TicketRead {
   /** The ticket, if it is live and not revoked: a new user otherwise. */
@@ -105,13 +107,13 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
       link.record(location, trafficField(minute), 1)
       room.history.sessionRenewed(now, location, ticket.acceptedAt, ticket.lastCheckInTime)
     }
-    // A session counted before the stored state began is not in it: nothing to move out (`from` left out).
-    const pending = ticket.pending !== undefined && hasPlace(room, now, s) ? ticket.pending : undefined
-    const move = { ticket: ticket.ticketId, from: countedBefore ? undefined : lastMinute, to: minute, since: minute - s.sessionDurationMinutes, pending }
+    // A session counted before the stored state began is not in it: nothing to move out (`from` left out). A
+    // pending cookie's renewal asks nothing more of the move: its way back in is the grant step (reenter).
+    const move = { ticket: ticket.ticketId, from: countedBefore ? undefined : lastMinute, to: minute, since: minute - s.sessionDurationMinutes }
     const known = link.renew(location, move)
     room.report(c, location, now)
     const answer = known ?? (await renewalAnswer(room, c, ticket, now, s, location, minute))
-    if (answer === MOVE_ENDED) return undefined
+    if (answer === MOVE_ENDED) return reenter(room, c, ticket, now, s, location, move.since)
     if (answer !== undefined) {
       await room.setTicket(c, confirmed(ticket, now), now, s)
       return answer
@@ -128,13 +130,30 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
 }
 
 /**
- * Whether a pending renewal may ask to be put back: only while this worker's snapshot shows the room below its
- * limit. A worker that died with the move unreported (a crash during an outage) leaves the session uncounted, and
- * newcomers may have taken its place since: the user is then a new user, rather than one over the limit.
+ * A pending renewal (handed out unanswered: the store failing, or slow past the wait) whose count the coordinator no
+ * longer holds: the worker that recorded its move died before reporting it, or the count left the session window
+ * while the move waited. The user comes back in only through the grant step that bounds newcomers — one atomic
+ * counter step, with the limits a queued user of the session's own bucket gets (FIFO: ahead of everyone who queued
+ * after it), the ticket id as its token (a retry or a concurrent request of the same user takes one slot) — which
+ * counts it active in that same step. So put-backs and newcomers together never exceed what the counters give,
+ * whatever the snapshots of the workers putting users back say (before, each worker put users back while its own
+ * snapshot showed a free place: several at once overshot). Refused (the room full, or recovering), the user is a
+ * new user. The ticket's register (moves.ts) still holds the minute before the crash, so its next renewal reads as
+ * a lost state and is put in once more: counted twice until the grant's minute leaves the window (an over-count).
  */
-function hasPlace(room: Room, now: number, s: EffectiveSettings): boolean {
-  const snapshot = room.link.snapshot(now)
-  return snapshot === undefined || snapshot.activeUsers < s.totalActiveUsers
+async function reenter(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, since: number): Promise<number | undefined> {
+  if (ticket.pending === undefined || ticket.pending < since) return undefined
+  const minute = minuteOf(now)
+  const { result } = await askForSlot(room, s, room.coordinatorOf(c), location, ticket, ticket.ticketId, now)
+  if (!result.admitted) return undefined
+  const { link } = room
+  // As decide.ts records an admission: a counter's grant is counted by the coordinator (shown here until the next
+  // sync); one no counter gave (passthrough, fail-open) is this worker's to report.
+  if (result.via === undefined) link.record(location, activeField(minute), 1)
+  else if (!result.repeat) link.observe(location, admissionDeltas({ roomId: room.o.roomId, location, scope: result.via === 'anywhere' ? ANYWHERE : location, minute, limit: 0, token: ticket.ticketId }))
+  room.report(c, location, now)
+  await room.setTicket(c, confirmed(ticket, now), now, s)
+  return minute
 }
 
 /** The ticket renewed at `now`, confirmed: no pending renewal left. */
@@ -152,15 +171,16 @@ const RENEWAL_WAIT_MS = 150
 
 /**
  * The coordinator's answer to the renewal (the minute the ticket is counted in, or MOVE_ENDED), or undefined if it
- * does not come in time (issue 14 item 3). A cookie valid beyond the old one, handed out by a worker that then dies
- * with the move unreported, would be a session the room no longer counts: so the request waits — one report
- * exchange, shared by every renewal recorded meanwhile, and not at all while reports fail or after a wait timed out,
- * until a report gets through (item 5: a stalled store costs one bounded wait). In the confirmed cookie's last
- * minute it waits as long as any coordinator call may take (`coordinatorTimeoutMs`): a slow store is then answered,
- * and only a failing one leaves the renewal pending. Before that, RENEWAL_WAIT_MS at most: the confirmed cookie
- * still holds, and wherever the move lands the register knows.
+ * does not come (issue 14 item 3). A cookie valid beyond the old one, handed out by a worker that then dies with the
+ * move unreported, would be a session the room no longer counts: so the request waits — one report exchange,
+ * shared by every renewal recorded meanwhile, and not at all while reports fail, until a report gets through (item
+ * 5: a stalled store costs one bounded wait). In the confirmed cookie's last minute it waits until the exchange
+ * carrying its move settles (worker-link.ts `awaitMove`: at most the exchange in flight and its own, each bounded by
+ * `coordinatorTimeoutMs`): a slow store is answered, and only a failing or hanging one leaves the renewal pending.
+ * Before that, RENEWAL_WAIT_MS at most: the confirmed cookie still holds, and wherever the move lands the register
+ * knows.
  */
 async function renewalAnswer(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, to: number): Promise<number | undefined> {
-  const wait = lastConfirmedMinute(room, ticket, s, to) ? room.o.coordinatorTimeoutMs : Math.min(room.o.coordinatorTimeoutMs, RENEWAL_WAIT_MS)
+  const wait = lastConfirmedMinute(room, ticket, s, to) ? undefined : Math.min(room.o.coordinatorTimeoutMs, RENEWAL_WAIT_MS)
   return room.link.awaitMove(room.coordinatorOf(c), location, ticket.ticketId, to, now, wait)
 }

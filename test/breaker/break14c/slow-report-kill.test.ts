@@ -18,7 +18,7 @@ import { killAllStarted, redisCli, startRedis, tmp } from '../break14b/procs.ts'
 import { holdSqliteLock, renewKill } from './renew-kill.ts'
 
 afterAll(() => killAllStarted())
-// Fixed (issue 14 item 3) on Redis: runs by default; the SQLite case is still open (below).
+// Fixed (issue 14 item 3) on Redis and SQLite: runs by default.
 describe.concurrent('break14c: SIGKILL after renewals handed out during a half-second coordinator stall', () => {
   it('Redis DEBUG SLEEP 0.5: never more than 6 in a room of 6', async () => {
     const redis = await startRedis(7481)
@@ -37,9 +37,8 @@ describe.concurrent('break14c: SIGKILL after renewals handed out during a half-s
       expect(out.renewedGiven).toBe(6)
     } finally { await redis.stop() }
   }, 60_000)
-  // Open on SQLite (README Known limits, "A slow store and a SIGKILL"): 7 in a room of 6 on the merged build
-  // (12 before the move registers); off in CI until fixed, B14C_OPEN=1 runs it.
-  it.skipIf(!process.env.B14C_OPEN)('SQLite write lock held 0.6 s: never more than 6 in a room of 6', async () => {
+  // 7 in a room of 6 on the build before the slow-store fix (12 before the move registers); runs by default.
+  it('SQLite write lock held 0.6 s: never more than 6 in a room of 6', async () => {
     const file = join(tmp(), 'room.db')
     const out = await renewKill(['--store', file], { seed: 22, n: 6, stall: () => holdSqliteLock(file, 600), stallLead: 80, killAfter: 250 })
     console.log('slow sqlite:', JSON.stringify(out))
