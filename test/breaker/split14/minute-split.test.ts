@@ -12,9 +12,16 @@
  * and the store's history of that minute keeps changing while it is in use (late reports, a worker's overlay,
  * an idle worker's old snapshot), so the per-counter limits of different views can sum to more than the slots.
  * No worker-side rule can bound the sum while each grant step checks one counter against a view-made limit.
- * Design (needs the grant contract of all five adapters + conformance): the grant's atomic step also checks and
- * increments a room-wide per-minute total (`all` counter) against `totalLimit` (the view's slots), so the
- * minute's grants are bounded by the stored total, which every view shares, not by a split the views disagree on.
+ * Design (needs the grant contract of all five adapters + conformance, so not done here): fix the reference
+ * in the store once per minute and check it in the grant's atomic step. The first sync or grant of minute M
+ * writes (first writer wins: SETNX / INSERT OR IGNORE / KV check / the room:* Durable Object) the traffic table
+ * of minute M − 2 it saw; every sync answer carries that fixed table; the core apportions from it (apportion.ts
+ * is house-monotone, so views that share the weights but not the slots still sum to at most the largest slots);
+ * each grant request carries the table's fingerprint and the grant step refuses a mismatch (the worker re-syncs).
+ * The adapters then only store a per-minute record and compare a string — apportionment stays in the core. A
+ * room-wide per-minute total counter checked by every grant would also bound the sum, but serialises every
+ * grant of the room on one key (Deno KV's versionstamp loop, Redis slot, and on Cloudflare a hop to room:* per
+ * grant instead of the location object's own counter), which the per-location counters exist to avoid.
  *
  * Generated: seeds × memory/SQLite/Redis, 1–3 locations, 1–4 workers (warm/cold/stale), sessions 1–3 min, idle
  * gaps 0–5 min. The bound for the burst minute M is min(newUsersPerMinute, totalActiveUsers − active at M), active
@@ -22,12 +29,16 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { closeBackends, coordinatorFor, type Backend } from '../break14d/backends.ts'
-import { MINUTE, worker } from '../break14e/support.ts'
+import { MINUTE, sleep, worker } from '../break14e/support.ts'
 
-afterAll(() => closeBackends())
+// The last case's workers report once more in the background (syncIntervalMs 0): let them before Redis closes.
+afterAll(async () => {
+  await sleep(200)
+  await closeBackends()
+})
 
 const OPEN = process.env.SPLIT14_OPEN === '1'
-const SEEDS = Number(process.env.SPLIT14_SEEDS ?? 12)
+const SEEDS = Number(process.env.SPLIT14_SEEDS ?? 40)
 
 function rng(seed: number) {
   let x = seed * 2654435761 + 1
@@ -83,24 +94,21 @@ async function runCase(backend: Backend, seed: number, onlyCold: boolean): Promi
 
 const backends: Backend[] = ['memory', 'sqlite', 'redis']
 
+/** Every seed's case on `backend`: the descriptions of those that granted more than the minute's slots. */
+async function overSeeds(backend: Backend, onlyCold: boolean): Promise<string[]> {
+  const over: string[] = []
+  for (let seed = 1; seed <= SEEDS; seed++) {
+    const failure = await runCase(backend, seed, onlyCold)
+    if (failure) over.push(failure)
+  }
+  return over
+}
+
 describe('split14: one minute grants at most its slots across all counters', () => {
   // Holds today: a fresh room where every worker is cold (no view holds history the others lack).
-  it.each(backends)('%s: cold workers only', async (backend) => {
-    const over: string[] = []
-    for (let seed = 1; seed <= SEEDS; seed++) {
-      const failure = await runCase(backend, seed, true)
-      if (failure) over.push(failure)
-    }
-    expect(over).toEqual([])
-  }, 120_000)
+  it.each(backends)('%s: cold workers only', async (backend) => expect(await overSeeds(backend, true)).toEqual([]), 120_000)
 
-  // OPEN: warm / cold / stale mixes over a room with history (see the header).
-  it.runIf(OPEN).each(backends)('%s: warm, cold and stale workers, after idle gaps', async (backend) => {
-    const over: string[] = []
-    for (let seed = 1; seed <= SEEDS; seed++) {
-      const failure = await runCase(backend, seed, false)
-      if (failure) over.push(failure)
-    }
-    expect(over).toEqual([])
-  }, 120_000)
+  // OPEN: warm / cold / stale mixes over a room with history (see the header). On integ 19a99c3, 40 seeds:
+  // memory 6, SQLite 3, Redis 2 over (up to 12 granted of 7).
+  it.runIf(OPEN).each(backends)('%s: warm, cold and stale workers, after idle gaps', async (backend) => expect(await overSeeds(backend, false)).toEqual([]), 120_000)
 })
