@@ -12,6 +12,8 @@
  * and the store's history of that minute keeps changing while it is in use (late reports, a worker's overlay,
  * an idle worker's old snapshot), so the per-counter limits of different views can sum to more than the slots.
  * No worker-side rule can bound the sum while each grant step checks one counter against a view-made limit.
+ * Checked: with one table for every view (plan.ts patched to split by an empty table, not committed), 0 of 80
+ * seeds per backend go over — the disagreeing reference is the whole cause within this generated space.
  * Design (needs the grant contract of all five adapters + conformance, so not done here): fix the reference
  * in the store once per minute and check it in the grant's atomic step. The first sync or grant of minute M
  * writes (first writer wins: SETNX / INSERT OR IGNORE / KV check / the room:* Durable Object) the traffic table
