@@ -169,7 +169,7 @@ export class WorkerLink {
     this.#urgent = true
     this.sync(coordinator, location, now).catch(() => {})
     // Untimed, the exchanges' own timeouts bound it; the backstop only guards against a wait nothing settles.
-    const answer = await within(answered, ms ?? 2 * this.options.timeoutMs + EXCHANGE_SLACK_MS)
+    const answer = await within(answered, ms ?? this.#exchangesBound())
     if (answer === undefined && !this.#moves.inFlight(key)) return undefined // its report failed or was superseded
     // A bound of the caller's expiring is not a store failure (break14g mixed-phase-kill: a 150 ms wait on a store
     // within coordinatorTimeoutMs marked the worker failing, and later last-minute renewals went out pending at once,
@@ -382,6 +382,15 @@ export class WorkerLink {
     if (this.#hasPending() || this.#unacknowledged.length > 0) {
       await this.sync(coordinator, location, this.options.clock()).catch(() => {})
     }
+  }
+
+  /**
+   * The untimed wait's backstop: the exchange in flight and the next, each report of them bounded by timeoutMs — an
+   * exchange carries one report per location (break14g multi-location-backstop: 3 locations outlasted a constant 2T).
+   */
+  #exchangesBound(): number {
+    const next = new Set([...this.#pending.keys(), ...this.#pendingOnce.keys(), ...this.#pendingMoves.keys()]).size
+    return (Math.max(1, this.#unacknowledged.length) + Math.max(1, next)) * this.options.timeoutMs + EXCHANGE_SLACK_MS
   }
 
   #hasPending(): boolean {
