@@ -113,7 +113,7 @@ function syncArgs(report: WorkerReport, keys: RoomKeys, reportIdTtl: string): st
   for (const move of report.moves ?? []) {
     // The register lives until its count has left every window, counted from the report's minute (no wall clock).
     const ttl = Math.max(60, (registerExpiresAfter(move) - reportMinute + 1) * 60)
-    args.push(move.ticket, move.from === undefined ? '' : String(move.from), String(move.to), String(move.since), move.pending === undefined ? '' : String(move.pending), String(ttl))
+    args.push(move.ticket, move.from === undefined ? '' : String(move.from), String(move.to), String(move.since), String(ttl))
   }
   return args
 }

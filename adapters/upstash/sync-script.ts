@@ -52,7 +52,7 @@ export const GRANT_STATE_TTL_SECONDS = 86_400
  * ARGV: location, at (ms), keepMinutes, location key prefix, report id ttl seconds, epoch if new
  * (`at:reportId`), number of delta pairs D, once key prefix, once ttl seconds, the epoch id the report saw a
  * generation of ('' for none), that generation, register key prefix, number of moves M, D × (field, delta), then
- * per once key: key, pairs P, P × (field, delta), then M × (ticket, from or '', to, since, pending or '',
+ * per once key: key, pairs P, P × (field, delta), then M × (ticket, from or '', to, since,
  * register ttl seconds).
  * Reply: '@'..epoch, the generation, {ticket, minute held (−1: ended), ...}, then flat triples
  * {'@'..name, updatedAt, {field, value, ...}}.
@@ -76,7 +76,7 @@ local function add(field, delta)
   end
 end
 local changed = false
-local movesAt = #ARGV - 6 * tonumber(ARGV[13])
+local movesAt = #ARGV - 5 * tonumber(ARGV[13])
 if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
   local i, last = 14, 13 + 2 * tonumber(ARGV[7])
   changed = last > 13 or movesAt > last
@@ -96,7 +96,7 @@ if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
   redis.call('EXPIRE', KEYS[2], ttl)
 end
 local moved, movedAny = {}, false
-local function step(ticket, from, to, since, pending, ttl)
+local function step(ticket, from, to, since, ttl)
   local key = ARGV[12] .. ticket
   local held = tonumber(redis.call('GET', key))
   if held and held >= to then return held end
@@ -105,7 +105,7 @@ local function step(ticket, from, to, since, pending, ttl)
   if counted and counted >= since then
     add('a' .. counted, -1)
     add('a' .. to, 1)
-  elseif not from or (held and held < from) or (pending and pending >= since) then
+  elseif not from or (held and held < from) then
     add('a' .. to, 1)
   else
     return -1
@@ -114,9 +114,9 @@ local function step(ticket, from, to, since, pending, ttl)
   movedAny = true
   return to
 end
-for i = movesAt + 1, #ARGV, 6 do
+for i = movesAt + 1, #ARGV, 5 do
   moved[#moved + 1] = ARGV[i]
-  moved[#moved + 1] = step(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4]), ARGV[i + 5])
+  moved[#moved + 1] = step(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3]), ARGV[i + 4])
 end
 if movedAny then
   changed = true
@@ -194,5 +194,5 @@ for i = 1, #index, 2 do
 end
 return reply
 `,
-  sha1: '87033882325c4070fde2279e89f9715586aeee54',
+  sha1: '0685da96162d6c73ed19e071f0242ac723325c57',
 }

@@ -17,10 +17,4 @@ export interface Move {
   to: number
   /** The oldest minute still counted at `to` (`to − sessionDurationMinutes`): a count below it has left the window. */
   since: number
-  /**
-   * The cookie carries a renewal handed out unanswered (the store slow or down), to this minute. A ticket no longer
-   * counted (its count left the window while the answer was missing) is put back in while this is within the window:
-   * an outage or a slow store never logs out an admitted user.
-   */
-  pending?: number | undefined
 }

@@ -37,11 +37,13 @@ export interface MoveOutcome {
  * report:
  * - held ≥ to: a late or replayed report — nothing changes, the answer is held;
  * - the count (held, or `from` when there is no register) still in the window at `to`: it moves, held = to;
- * - not counted (a session of a lost state), a register older than the cookie's confirmed minute (lost state: a
- *   store restored from an older copy), or a pending renewal still within the window: put in, held = to;
+ * - not counted (a session of a lost state), or a register older than the cookie's confirmed minute (lost state: a
+ *   store restored from an older copy): put in, held = to;
  * - else the session ended — the register itself shows a state at or after the cookie's that left the window:
  *   nothing changes. The coordinator says "ended" only when it knows; lost state never logs a user out (the
- *   room's recovery mode keeps it at its limit meanwhile).
+ *   room's recovery mode keeps it at its limit meanwhile). A count that left the window is never put back by a
+ *   move, whatever the worker saw meanwhile (a pending renewal, a report held back by a cut-off worker): the room
+ *   stopped counting it and newcomers may have its place, so its way back is the grant step (session.ts `reenter`).
  */
 export function moveStep(held: number | undefined, move: Move): MoveOutcome {
   const { to } = move
@@ -49,7 +51,7 @@ export function moveStep(held: number | undefined, move: Move): MoveOutcome {
   const counted = held ?? move.from
   if (counted !== undefined && counted >= to) return { held, changed: false, deltas: {}, answer: counted }
   if (counted !== undefined && counted >= move.since) return { held: to, changed: true, deltas: { [activeField(counted)]: -1, [activeField(to)]: 1 }, answer: to }
-  if (!knowsEnded(held, move) || (move.pending !== undefined && move.pending >= move.since)) return { held: to, changed: true, deltas: { [activeField(to)]: 1 }, answer: to }
+  if (!knowsEnded(held, move)) return { held: to, changed: true, deltas: { [activeField(to)]: 1 }, answer: to }
   return { held, changed: false, deltas: {}, answer: MOVE_ENDED }
 }
 

@@ -8,12 +8,14 @@
  */
 import type { Move } from './move.ts'
 
-/** Folds what `earlier` says into `later`: applied alone, `later` leaves the ticket where the two in turn would. */
+/**
+ * Folds `later` into `earlier`: the later renewal's move replaces it. Neither was applied, so the coordinator's count
+ * is still where the cookie's confirmed minute says: the later move, applied alone, moves it if the room still counts
+ * it when the report is applied, and otherwise answers "ended" — the user's way back is then the grant step
+ * (session.ts `reenter`), never a put-back on what this worker saw while it was cut off (break14g outage-overshoot).
+ */
 function supersede(earlier: Move, later: Move): void {
-  // The earlier renewal was served at `earlier.to`: applied first it moves the confirmed count there, and the later
-  // one moves it on while `earlier.to` is within its window — exactly what a pending renewal to `earlier.to` asks.
-  const pending = Math.max(earlier.to, earlier.pending ?? earlier.to, later.pending ?? earlier.to)
-  Object.assign(earlier, later, { pending })
+  Object.assign(earlier, later)
 }
 
 export class UnsentMoves {

@@ -86,6 +86,10 @@ export class WorkerLink {
   #pendingMoves = new Map<string, Move[]>()
   /** Renewals' moves: in flight, answered, waited for (moves.ts). */
   #moves = new MoveAnswers()
+  /** A wait of a caller's bound (not the confirmed cookie's last minute) expired; cleared by a report that gets through. */
+  #timedWaitExpired = false
+  /** When (room clock) the report being tried was sent. */
+  #reportSentAt: number | undefined
   /** Moves in reports not sent yet, by ticket: a later renewal supersedes the earlier (an outage's state ∝ tickets). */
   #unsentMoves = new UnsentMoves()
   /** A request waits for a move: the report carrying it goes out now, not one interval later. */
@@ -144,8 +148,7 @@ export class WorkerLink {
    * Waits for the answer to the move {@link renew} recorded for `ticketId` and minute `to`, sending the report
    * carrying it now (one report for every renewal recorded meanwhile). Undefined at once while reports fail: an
    * outage never holds admitted users (the caller decides what the user keeps).
-   * - `ms` given: at most that long; a wait that times out marks the worker failing (a hanging store costs one
-   *   bounded wait, then none until a report gets through).
+   * - `ms` given: at most that long; its expiring is not a failure (the exchange's own timeout says that).
    * - `ms` undefined: until the exchange that carries the move settles — a slow store is not a failing one. A move
    *   recorded while an exchange is in flight goes out with the next, so the wait is at most that exchange's rest
    *   and its own, each bounded by `timeoutMs`; a hanging store fails the exchange in flight within `timeoutMs`,
@@ -158,13 +161,21 @@ export class WorkerLink {
     const known = this.#moves.answer(key, to)
     if (known !== undefined) return known
     if (this.#failing || !this.#moves.inFlight(key)) return undefined
+    // A timed wait (the confirmed cookie still holds) is not repeated while the exchange it gave up on is under way.
+    if (ms !== undefined && this.#timedWaitExpired) return undefined
+    // A report in flight for longer than timeoutMs by the room's clock is a hanging store, not a slow one.
+    if (ms === undefined && this.#reportSentAt !== undefined && now - this.#reportSentAt > this.options.timeoutMs) return undefined
     const answered = this.#moves.wait(key)
     this.#urgent = true
     this.sync(coordinator, location, now).catch(() => {})
     // Untimed, the exchanges' own timeouts bound it; the backstop only guards against a wait nothing settles.
-    const answer = await within(answered, ms ?? 2 * this.options.timeoutMs + EXCHANGE_SLACK_MS)
+    const answer = await within(answered, ms ?? this.#exchangesBound())
     if (answer === undefined && !this.#moves.inFlight(key)) return undefined // its report failed or was superseded
-    if (answer === undefined) this.#failing = true // cleared by the next report that gets through
+    // A bound of the caller's expiring is not a store failure (break14g mixed-phase-kill: a 150 ms wait on a store
+    // within coordinatorTimeoutMs marked the worker failing, and later last-minute renewals went out pending at once,
+    // lost to a SIGKILL). Only an exchange that fails or times out marks it (#send) — or the backstop below.
+    if (answer === undefined && ms === undefined) this.#failing = true // cleared by the next report that gets through
+    else if (answer === undefined) this.#timedWaitExpired = true // cleared likewise
     return answer
   }
 
@@ -373,6 +384,15 @@ export class WorkerLink {
     }
   }
 
+  /**
+   * The untimed wait's backstop: the exchange in flight and the next, each report of them bounded by timeoutMs — an
+   * exchange carries one report per location (break14g multi-location-backstop: 3 locations outlasted a constant 2T).
+   */
+  #exchangesBound(): number {
+    const next = new Set([...this.#pending.keys(), ...this.#pendingOnce.keys(), ...this.#pendingMoves.keys()]).size
+    return (Math.max(1, this.#unacknowledged.length) + Math.max(1, next)) * this.options.timeoutMs + EXCHANGE_SLACK_MS
+  }
+
   #hasPending(): boolean {
     return this.#pending.size > 0 || this.#pendingOnce.size > 0 || this.#pendingMoves.size > 0 || this.#generationToReport
   }
@@ -394,12 +414,14 @@ export class WorkerLink {
       while (this.#unacknowledged.length > 0) {
         const report = this.#unacknowledged[0]!
         this.#unsentMoves.sending(report.moves)
-        state = await withTimeout(coordinator.sync(report), this.options.timeoutMs, coordinator.name)
+        this.#reportSentAt = this.options.clock()
+        state = await withTimeout(coordinator.sync(report), this.options.timeoutMs, coordinator.name).finally(() => (this.#reportSentAt = undefined))
         this.#unacknowledged.shift()
         // Applied: the moves it carries are answered with the minute each ticket is counted in now.
         if (report.moves) for (const move of report.moves) this.#moves.answered(moveKey(move.ticket, move.to), state.moved?.[move.ticket])
       }
       this.#failing = false
+      this.#timedWaitExpired = false
       this.#state = state
       this.#observed = this.#observed.filter((o) => o.seq > observedUpTo)
       if (state?.epoch) {
