@@ -128,7 +128,8 @@ function fill({ parts, fields, escaped }: Skeleton, view: View, extras: View): s
   return out
 }
 
-export const encoder = new TextEncoder()
+/** Typed structurally: the published .d.ts must not name TextEncoder (consumers without the DOM lib have no such type). */
+export const encoder: { encode(input?: string): Uint8Array; encodeInto(source: string, destination: Uint8Array): { read: number; written: number } } = new TextEncoder()
 const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
 const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
 
