@@ -19,6 +19,18 @@ export const tmp = () => mkdtempSync(join(tmpdir(), 'b14b-'))
  * `env` hands the same clock to each proxy through clock-preload.mjs. `until` sleeps in real steps of at most
  * `stepMs` (a coarser step spares the CPU; a finer one lands nearer the fake instant asked for).
  */
+/**
+ * One request to a CLI proxy as user `user` (the origin answers with `x-origin: yes`): admitted or not, and the
+ * cookie to send next (the one set, else the one sent). A request that gets no answer in 8 s counts as not admitted.
+ */
+export async function userGet(url: string, user: string, cookie = ''): Promise<{ admitted: boolean; cookie: string }> {
+  const res = await fetch(`${url}/p`, { headers: { 'x-user': user, ...(cookie ? { cookie } : {}) }, signal: AbortSignal.timeout(8000) }).catch(() => undefined)
+  if (!res) return { admitted: false, cookie }
+  await res.text()
+  const set = res.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => c.startsWith('__wroom='))
+  return { admitted: res.headers.get('x-origin') === 'yes', cookie: set && set !== '__wroom=' ? set : cookie }
+}
+
 export function fakeClock(K: number, stepMs = 50) {
   const T0 = Date.now()
   const now = () => T0 + (Date.now() - T0) * K

@@ -11,7 +11,7 @@
  */
 import { createServer, connect, type Server } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ADMIN, killAllStarted, redisCli, sleep, startOrigin, startProxy, startRedis } from '../break14b/procs.ts'
+import { ADMIN, killAllStarted, redisCli, sleep, startOrigin, startProxy, startRedis, fakeClock, userGet } from '../break14b/procs.ts'
 
 afterAll(() => killAllStarted())
 const MIN = 60_000
@@ -32,21 +32,11 @@ async function run(port: number, n: number, kill: boolean) {
   const redis = await startRedis(port)
   const link = await slowLink(port, 600)
   const K = 3 // a slow sync backs B's report interval off to 8 s real: at K 3 that still lands within minute m+1
-  const T0 = Date.now()
-  const fakeNow = () => T0 + (Date.now() - T0) * K
-  const untilFake = async (t: number) => { while (fakeNow() < t) await sleep(Math.max(1, Math.min(20, (t - fakeNow()) / K))) }
-  const nextMinute = () => (Math.floor(fakeNow() / MIN) + 1) * MIN
-  const env = { B14B_CLOCK_K: String(K), B14B_CLOCK_T0: String(T0) }
+  const { T0, now: fakeNow, until: untilFake, nextMinute, env } = fakeClock(K, 20)
   const origin = await startOrigin()
   const common = ['--origin', origin.url, '--room-id', `b14e-cli-${port}-${T0}`, '--total-active-users', String(n), '--new-users-per-minute', String(n), '--session-duration', '1']
   const [a, b] = await Promise.all([startProxy([...common, '--redis', redis.url], env), startProxy([...common, '--redis', link.url], env)])
-  const get = async (url: string, user: string, cookie = '') => {
-    const res = await fetch(`${url}/p`, { headers: { 'x-user': user, ...(cookie ? { cookie } : {}) }, signal: AbortSignal.timeout(8000) }).catch(() => undefined)
-    if (!res) return { admitted: false, cookie }
-    await res.text()
-    const set = res.headers.getSetCookie().map((c) => c.split(';')[0]!).find((c) => c.startsWith('__wroom='))
-    return { admitted: res.headers.get('x-origin') === 'yes', cookie: set && set !== '__wroom=' ? set : cookie }
-  }
+  const get = userGet
   try {
     await untilFake(nextMinute() + 2000)
     const users: { id: string; cookie: string }[] = []
