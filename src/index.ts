@@ -22,6 +22,7 @@ export type { BypassRule, Condition as BypassCondition, StringTest, NamedTest } 
 export { WaitingRoomError, type WaitingRoomErrorCode } from './errors.ts'
 export { ANYWHERE, takeSlot, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from './coordination/coordinator.ts'
 export type { RoomState, LocationState, WorkerReport } from './coordination/state.ts'
+export type { TrafficReference } from './coordination/reference.ts'
 export { LocationAggregator, GlobalAggregator } from './coordination/aggregator.ts'
 export type { Snapshot, Bucket } from './admission/snapshot.ts'
 export type { TemplateVariables } from './page/queue-page.ts'

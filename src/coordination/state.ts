@@ -22,6 +22,7 @@
  *            m beside the state (written with the mark) for their grants to read (`refusesWhileRecovering`).
  */
 import type { Move } from './move.ts'
+import type { TrafficReference } from './reference.ts'
 /** The counts one location holds, plus when they were last changed. */
 export interface LocationState {
   counts: Record<string, number>
@@ -51,6 +52,12 @@ export interface RoomState {
   layers?: StateLayers
   /** Per ticket of the report's moves: the minute it is counted in after the sync (`MOVE_ENDED`: nowhere). */
   moved?: Record<string, number>
+  /**
+   * For each reference the report proposed ({@link WorkerReport.references}): the one stored for its minute — the
+   * first proposal the room's authority saw (reference.ts). A minute left out: not fixed yet (an aggregator that
+   * has not heard from the room's authority); the worker proposes it again with its next sync.
+   */
+  references?: TrafficReference[]
 }
 
 export interface StateLayers {
@@ -93,6 +100,11 @@ export interface WorkerReport {
    */
   seen?: { epoch: string; generation: number }
   moves?: Move[] // renewals' moves (moves.ts), applied atomically with the report (a retry too): answered in `moved`
+  /**
+   * Reference traffic tables proposed for minutes this worker holds none for yet (reference.ts): each is stored
+   * if its minute has none (first writer wins, room-wide) and answered in {@link RoomState.references}.
+   */
+  references?: TrafficReference[]
 }
 
 /**
