@@ -112,6 +112,14 @@ export interface Coordinator {
    * backends say 0 (report right away: it costs nothing); remote ones leave it unset (1000).
    */
   readonly preferredSyncIntervalMs?: number
+  /**
+   * True when `sync` fixes each minute's reference traffic table room-wide, first writer wins, and answers it
+   * (`WorkerReport.references` → `RoomState.references`, reference.ts). Workers then split every minute's slots
+   * from the one fixed table, and grant no new slot of a minute before its reference is answered. Every built-in
+   * adapter does. Left out (a coordinator of an older version): each worker splits from its own view, and views
+   * that disagree on the reference minute can split one minute's slots twice (README, Known limits).
+   */
+  readonly fixesReferences?: boolean
   /** Conditional increment of one minute counter. Counters expire a few minutes after their minute. */
   increment(request: CounterRequest): Promise<CounterResult>
   /**
