@@ -35,7 +35,8 @@ import type { SqliteDatabase } from './driver.ts'
 import { fileConnections } from './file-connection.ts'
 import type { Statements } from './schema.ts'
 import { resolveOptions, type SqliteCoordinatorOptions } from './setup.ts'
-import { advanceGeneration, applyMoves, applyReport, readRoom, roomEpoch, takeCounter } from './rows.ts'
+import { advanceGeneration, applyMoves, applyReport, fixReferences, readRoom, roomEpoch, takeCounter } from './rows.ts'
+import { REFERENCE_KEEP_MINUTES } from '../../src/coordination/reference.ts'
 import { writer } from './writer.ts'
 import { applyHistory, readHistoryRows } from './history.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
@@ -94,6 +95,7 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
     s.pruneState.run(roomId, keepMinutes > 0 ? minute - keepMinutes : Number.MIN_SAFE_INTEGER)
     if (keepMinutes > 0) s.pruneOnce.run(roomId, minute - onceRetentionMinutes(keepMinutes))
     s.pruneRegisters.run(roomId, minute)
+    s.pruneReferences.run(roomId, minute - REFERENCE_KEEP_MINUTES)
     s.pruneLocations.run(roomId, at - LOCATION_FORGET_MS)
     s.pruneReports.run(at - REPORT_ID_MEMORY_MS)
   }
@@ -101,6 +103,7 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
   return {
     name: DRIVER_NAME,
     preferredSyncIntervalMs: o.syncIntervalMs,
+    fixesReferences: true,
 
     increment(request: CounterRequest): Promise<CounterResult> {
       return transaction('increment', decisionWait, (s) => {
@@ -125,10 +128,12 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
         pruneRoom(s, roomId, minute, report.keepMinutes, at)
         const applied = applyReport(s, report)
         const moved = applyMoves(s, report)
+        const references = fixReferences(s, roomId, report.references)
         const epoch = roomEpoch(s, roomId, report, marker)
         const generation = advanceGeneration(s, roomId, report, epoch, applied, marker)
         const state = { ...readRoom(s, roomId, oldest, at, at - LOCATION_FORGET_MS), epoch, generation }
-        return moved ? { ...state, moved } : state
+        const answered = references ? { ...state, references } : state
+        return moved ? { ...answered, moved } : answered
       })
       if (!marker) return synced
       // Noted once committed: a generation of a transaction rolled back would later read as a restore.

@@ -11,6 +11,7 @@ import { changesState, fieldMinute, lostMinuteIn, lostStateField, newEpoch, next
 import type { EpochMarker } from './epoch-marker.ts'
 import { minuteOf } from '../../src/clock.ts'
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
+import type { TrafficReference } from '../../src/coordination/reference.ts'
 import type { Statements } from './schema.ts'
 
 type Row<T> = T | null | undefined
@@ -187,4 +188,29 @@ function fieldMinuteOrThrow(field: string): number {
   const minute = fieldMinute(field)
   if (!Number.isInteger(minute)) throw new Error(`field "${field}" has no minute number`)
   return minute
+}
+
+/** Parsed references by (room, minute, id): the workers of a process share one table object per minute (their plans' caches too). */
+const parsedReferences = new Map<string, TrafficReference>()
+const PARSED_REFERENCES_KEPT = 1024
+
+/**
+ * Fixes each proposed reference whose minute the room has none for (INSERT OR IGNORE: first writer wins, room-wide,
+ * in the sync's transaction — on a retried report too) and answers the one stored for every proposed minute.
+ */
+export function fixReferences(s: Statements, roomId: string, proposals: readonly TrafficReference[] | undefined): TrafficReference[] | undefined {
+  if (!proposals || proposals.length === 0) return undefined
+  return proposals.map((proposal) => {
+    s.fixReference.run(roomId, proposal.minute, proposal.id, JSON.stringify(proposal.table))
+    const stored = s.readReference.get(roomId, proposal.minute) as Row<{ id: string; traffic: string }>
+    if (stored == null) return proposal // not reached: the row was written or found above
+    if (stored.id === proposal.id) return proposal
+    const key = `${roomId}\n${proposal.minute}\n${stored.id}`
+    let parsed = parsedReferences.get(key)
+    if (!parsed) {
+      if (parsedReferences.size >= PARSED_REFERENCES_KEPT) parsedReferences.clear()
+      parsedReferences.set(key, (parsed = { minute: proposal.minute, table: JSON.parse(stored.traffic) as Record<string, number>, id: stored.id }))
+    }
+    return parsed
+  })
 }

@@ -29,6 +29,11 @@ export interface Tables extends HistoryTables {
   recovery: string
   /** (room, ticket) → the minute the ticket is counted in, and the minute after which it may go (moves.ts registers). */
   registers: string
+  /**
+   * (room, minute) → the reference traffic table fixed for the minute's slots (first writer wins, reference.ts), and
+   * the id of the proposal that fixed it. Created in files made before it like every table here (setup.ts `hasTables`).
+   */
+  references: string
 }
 
 export const tablesFor = (prefix: string): Tables => ({
@@ -43,6 +48,7 @@ export const tablesFor = (prefix: string): Tables => ({
   generations: `${prefix}generations`,
   recovery: `${prefix}recovery`,
   registers: `${prefix}registers`,
+  references: `${prefix}references`,
 })
 
 /** Creates the tables if missing. Run inside a write transaction, so processes starting together agree. */
@@ -77,6 +83,9 @@ export function schemaSql(t: Tables): string {
       room TEXT NOT NULL, ticket TEXT NOT NULL, minute INTEGER NOT NULL, expires INTEGER NOT NULL,
       PRIMARY KEY (room, ticket)) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS ${t.registers}_expires ON ${t.registers} (room, expires);
+    CREATE TABLE IF NOT EXISTS ${t.references} (
+      room TEXT NOT NULL, minute INTEGER NOT NULL, id TEXT NOT NULL, traffic TEXT NOT NULL,
+      PRIMARY KEY (room, minute)) WITHOUT ROWID;
     ${historySchemaSql(t)}`
 }
 
@@ -139,6 +148,12 @@ export function prepareStatements(db: SqliteDatabase, t: Tables) {
     ),
     /** (room, current minute): registers whose count has left every window */
     pruneRegisters: sql(`DELETE FROM ${t.registers} WHERE room = ? AND expires < ?`),
+    /** (room, minute, id, traffic JSON): stored unless the minute has a reference already (first writer wins). */
+    fixReference: sql(`INSERT INTO ${t.references} (room, minute, id, traffic) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`),
+    /** (room, minute) → { id, traffic } | none */
+    readReference: sql(`SELECT id, traffic FROM ${t.references} WHERE room = ? AND minute = ?`),
+    /** (room, oldest minute kept) */
+    pruneReferences: sql(`DELETE FROM ${t.references} WHERE room = ? AND minute < ?`),
     /** (room) → { id, startedAt } | none */
     readEpoch: sql(`SELECT epoch AS id, started_at AS startedAt FROM ${t.rooms} WHERE room = ?`),
     /** (room, id, startedAt): run only when readEpoch found none, in the same transaction. */

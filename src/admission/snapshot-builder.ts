@@ -128,8 +128,17 @@ export class SnapshotBuilder {
    * The snapshot of `state` at `now`, with `overlay`'s location states in place of the state's (a worker's own
    * unreported deltas, read-your-writes). Locations are read again only when their state object changed since
    * the base last read (an aggregator never changes handed-out counts in place), or when the minute turned.
+   * `reference`, when given, is the snapshot's traffic table: the minute's reference the coordinator fixed for the
+   * whole room (coordination/reference.ts), in place of this view's (the same object, so the plan's caches hold).
    */
-  build(state: RoomState, now: number, sessionDurationMinutes: number, waitingWindow = WAITING_WINDOW_MINUTES, overlay?: ReadonlyMap<string, LocationState>): Snapshot {
+  build(
+    state: RoomState,
+    now: number,
+    sessionDurationMinutes: number,
+    waitingWindow = WAITING_WINDOW_MINUTES,
+    overlay?: ReadonlyMap<string, LocationState>,
+    reference?: Record<string, number>,
+  ): Snapshot {
     const minute = minuteOf(now)
     const w = windowsOf(minute, sessionWindowStart(minute, sessionDurationMinutes), minute - waitingWindow + 1, TRAFFIC_REFERENCE_AGE, ADMISSIONS_AVERAGE_MINUTES)
     const base = state.layers?.base ?? state.locations
@@ -148,7 +157,7 @@ export class SnapshotBuilder {
     // what differs, not a copy of every location (snapshot-layout.ts).
     const totals = copyTotals(view.totals)
     let names = view.names
-    let traffic = view.traffic
+    let traffic = reference ? { record: reference } : view.traffic
     const patched = new Map<number, Patch>()
     const put = (name: string, located: LocationState): void => {
       let index = view.index.get(name) ?? names.indexOf(name, view.names.length)
@@ -161,7 +170,7 @@ export class SnapshotBuilder {
       const part = locationPart(located.counts, located.updatedAt, w)
       if (now.part) addPart(totals, now.part, -1, w.minute)
       addPart(totals, part, 1, w.minute)
-      if (part.traffic !== now.part?.traffic) traffic = { record: undefined }
+      if (!reference && part.traffic !== now.part?.traffic) traffic = { record: undefined }
       patched.set(index, { state: located, part })
     }
     const layers = state.layers

@@ -7,6 +7,7 @@
 import { GlobalAggregator, LocationAggregator } from './aggregator.ts'
 import { MINUTE_MS } from '../clock.ts'
 import { MoveRegisters } from './moves.ts'
+import { REFERENCE_KEEP_MINUTES, ReferenceBook, type TrafficReference } from './reference.ts'
 import { addCounts, lostStateField, newEpoch, OnceRegistry, type WorkerReport, type LocationState, type RoomEpoch, type RoomState, type StateLayers } from './state.ts'
 
 export interface LocationNode {
@@ -19,6 +20,8 @@ export interface LocationNode {
   view: RoomState | undefined
   /** When this location's state last reached the global stage (an exchange or a due publication). */
   lastPublishedAt: number
+  /** The references this location learned from the room-wide stage at its exchanges, by minute (answered between them). */
+  references: Map<number, TrafficReference>
 }
 
 export interface Room {
@@ -37,6 +40,12 @@ export interface Room {
   /** Room-wide move registers (moves.ts): the minute each renewed ticket is counted in. */
   registers: MoveRegisters
   /**
+   * Each minute's reference traffic table, fixed by the first proposal to reach the room-wide stage (reference.ts).
+   * Kept with the room, not the global aggregator: a restarted stage that forgot a minute's table would let a second
+   * one be fixed for it, and two views would split one minute's slots twice.
+   */
+  references: ReferenceBook
+  /**
    * Locations changed since they last reached the global stage → when they are due there (their last
    * publication plus the exchange interval). Published by the first sync of any location at or after that.
    */
@@ -51,7 +60,7 @@ export interface Room {
 export function roomOf(rooms: Map<string, Room>, roomId: string, now: number): Room {
   let found = rooms.get(roomId)
   if (!found) {
-    found = { global: new GlobalAggregator(), locations: new Map(), unpublished: new Set(), epoch: newEpoch(crypto.randomUUID(), now, true), once: new OnceRegistry(), registers: new MoveRegisters(), due: new Map(), nextDue: Infinity }
+    found = { global: new GlobalAggregator(), locations: new Map(), unpublished: new Set(), epoch: newEpoch(crypto.randomUUID(), now, true), once: new OnceRegistry(), registers: new MoveRegisters(), references: new ReferenceBook(), due: new Map(), nextDue: Infinity }
     rooms.set(roomId, found)
   }
   return found
@@ -128,7 +137,7 @@ export function restart(rooms: Map<string, Room>, stage: 'locations' | 'global')
 export function locationNode(entry: Room, location: string, now: number): LocationNode {
   let node = entry.locations.get(location)
   if (!node) {
-    node = { aggregator: new LocationAggregator(location), lastExchangeAt: -Infinity, view: undefined, lastPublishedAt: -Infinity }
+    node = { aggregator: new LocationAggregator(location), lastExchangeAt: -Infinity, view: undefined, lastPublishedAt: -Infinity, references: new Map() }
     entry.locations.set(location, node)
     publishGrants(entry)
     node.aggregator.restoreFrom(entry.global.view(now), now)
@@ -170,4 +179,26 @@ export function layeredState(layers: StateLayers, at: number, epoch: RoomEpoch):
     epoch,
     layers,
   }
+}
+
+/**
+ * The references a report proposed, as its sync answers them. A sync that exchanges with the room-wide stage fixes
+ * them there (first writer wins) and its location learns the answers; between exchanges (the simulator's lag) the
+ * location answers what it learned, and a minute it has not learned yet is left out: the worker proposes it again,
+ * and its answer comes back through the stages like the rest of the room's state.
+ */
+export function answerReferences(entry: Room, node: LocationNode, proposals: readonly TrafficReference[] | undefined, exchanged: boolean, minute: number): TrafficReference[] | undefined {
+  if (!proposals || proposals.length === 0) return undefined
+  if (exchanged) {
+    const fixed = entry.references.fix(proposals, minute)!
+    for (const reference of fixed) node.references.set(reference.minute, reference)
+    for (const held of node.references.keys()) if (held < minute - REFERENCE_KEEP_MINUTES) node.references.delete(held)
+    return fixed
+  }
+  const known: TrafficReference[] = []
+  for (const proposal of proposals) {
+    const learned = node.references.get(proposal.minute)
+    if (learned) known.push(learned)
+  }
+  return known.length > 0 ? known : undefined
 }

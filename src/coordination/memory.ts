@@ -26,7 +26,7 @@ import {
 import { MemoryHistoryStore } from '../history/memory-store.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
 import { lostMinuteIn, onceRetentionMinutes, type RoomState, type WorkerReport } from './state.ts'
-import { addToLocation, applyMoves, changed, layeredState, locationNode, markLostAtGrant, noteLostMinute, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
+import { addToLocation, answerReferences, applyMoves, changed, layeredState, locationNode, markLostAtGrant, noteLostMinute, publishDue, publishGrants, restart, roomOf, type Room } from './memory-stages.ts'
 import { lossAtGrant } from './grant-loss.ts'
 
 export const DRIVER_NAME = 'memory'
@@ -116,6 +116,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
   return withHistory<Omit<MemoryCoordinator, HistoryParts>>({
     name: DRIVER_NAME,
     preferredSyncIntervalMs: 0,
+    fixesReferences: true,
     get counterCount() {
       return counters.size
     },
@@ -137,7 +138,9 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       publishDue(entry, now)
       const own = node.aggregator.state()
       let view = node.view
+      let exchanged = false
       if (!view || now - node.lastExchangeAt >= exchangeIntervalMs) {
+        exchanged = true
         publishGrants(entry)
         view = entry.global.exchangeOwnOverlaid(report.location, own, now)
         node.lastExchangeAt = node.lastPublishedAt = now
@@ -147,6 +150,8 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       // The location's own state is always fresh; other locations are as of the last exchange.
       const state = layeredState({ base: view.locations, location: report.location, own, source: entry.global }, now, entry.epoch)
       if (moved) state.moved = moved
+      const references = answerReferences(entry, node, report.references, exchanged, minute)
+      if (references) state.references = references
       return state
     },
 

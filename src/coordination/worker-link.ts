@@ -19,6 +19,7 @@ import { UnsentMoves } from './unsent-moves.ts'
 import { addCounts, admittedField, anywhereAdmittedField, applyOnce, lostStateField, revocationKeyOfField, type LocationState, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 import { randomId, type Ticket } from '../ticket/ticket.ts'
 import { sessionEpoch } from './session-epoch.ts'
+import { HeldReferences } from './held-references.ts'
 
 export interface LinkOptions {
   roomId: string
@@ -44,6 +45,8 @@ const MAX_UNJUDGED = 16
 const heldLocation = (held: { location: string }): string => held.location
 /** Minutes of history the room keeps beyond the session window (traffic reference, admissions average). */
 const EXTRA_HISTORY_MINUTES = 6
+/** A worker holding no reference for the next minute yet syncs at least this often in the minute's second half. */
+const REFERENCE_RETRY_MS = 1_000
 
 export { withTimeout } from './timeout.ts'
 
@@ -99,6 +102,10 @@ export class WorkerLink {
   /** Failed coordinator calls (sync and counters), for metrics. */
   errors = 0
   #lastLoggedMinute = Number.NaN
+  /** The coordinator of the last sync fixes each minute's reference (Coordinator.fixesReferences): split only from those. */
+  #fixes = false
+  /** The references the coordinator answered (held-references.ts). */
+  #references = new HeldReferences()
 
   constructor(options: LinkOptions) {
     this.options = options
@@ -177,6 +184,57 @@ export class WorkerLink {
     if (answer === undefined && ms === undefined) this.#failing = true // cleared by the next report that gets through
     else if (answer === undefined) this.#timedWaitExpired = true // cleared likewise
     return answer
+  }
+
+  /**
+   * True when `coordinator` fixes each minute's reference (Coordinator.fixesReferences) and this worker holds none
+   * for `minute`: it must not grant a new slot of that minute before one is answered ({@link awaitReference}).
+   */
+  lacksReference(coordinator: Coordinator, minute: number): boolean {
+    return coordinator.fixesReferences === true && this.#references.get(minute) === undefined
+  }
+
+  /**
+   * Waits (at most `ms`) for the coordinator to answer the reference of `now`'s minute: the exchange in flight, then,
+   * if that did not bring it (it was sent before the minute, or by a worker with no state yet to propose from), one
+   * exchange that proposes it. Answers whether it is held now; a failing exchange throws (the caller's failMode).
+   */
+  async awaitReference(coordinator: Coordinator, location: string, now: number, ms: number): Promise<boolean> {
+    const minute = minuteOf(now)
+    const deadline = Date.now() + ms
+    for (let tries = 0; tries < 2 && this.lacksReference(coordinator, minute); tries++) {
+      const left = deadline - Date.now()
+      if (left <= 0) break
+      const withTrailing = this.sync(coordinator, location, now)
+      // The exchange itself, not a trailing report one interval later (as in ready()).
+      const exchange = this.#syncing ?? withTrailing
+      withTrailing.catch(() => {})
+      const settled = await within(exchange.then(() => true), left)
+      if (settled === undefined) break
+    }
+    return !this.lacksReference(coordinator, minute)
+  }
+
+  /** A reference to fetch at `now`: the current minute's, or in its second half the next one's. */
+  #referenceDue(coordinator: Coordinator, now: number): boolean {
+    return coordinator.fixesReferences === true && this.#state !== undefined && this.#references.missing(now).length > 0
+  }
+
+  /**
+   * Puts in `report` the references this worker still lacks (held-references.ts), each table made from its view of the
+   * traffic minute — the state plus its own deltas not in it yet. A worker with no state yet proposes none: an empty
+   * table would give the whole minute to the Anywhere pool; its first sync brings the state to propose from.
+   */
+  #propose(report: WorkerReport, now: number): void {
+    const state = this.#state
+    if (!this.#fixes || !state) return
+    const own: { location: string; deltas: Record<string, number> }[] = []
+    for (const sent of this.#unacknowledged) own.push(sent)
+    for (const [where, deltas] of this.#pending) own.push({ location: where, deltas })
+    for (const observed of this.#observed) own.push(observed)
+    const proposals = this.#references.proposals(now, report.id, { locations: state.locations, own })
+    if (proposals) report.references = proposals
+    else delete report.references
   }
 
   /** Counts a new queue place given now (its waiting delta is recorded with {@link record}). */
@@ -331,7 +389,9 @@ export class WorkerLink {
     if (this.#syncing) return
     const since = now - this.#lastSyncAt
     const hasDeltas = this.#hasPending() || this.#unacknowledged.length > 0
-    const interval = hasDeltas ? this.options.syncIntervalMs * this.#backoff : this.options.maxSnapshotAgeMs
+    // A reference still to fetch (the next minute's, in this one's second half): the sync that proposes it is due.
+    const fetch = !hasDeltas && this.#referenceDue(coordinator, now)
+    const interval = hasDeltas ? this.options.syncIntervalMs * this.#backoff : fetch ? Math.max(REFERENCE_RETRY_MS, this.options.syncIntervalMs * this.#backoff) : this.options.maxSnapshotAgeMs
     // "Report right away" (an in-process coordinator) means once per turn of the event loop, not once per
     // request: every decision made in this turn goes out in one report, and the snapshot is rebuilt once for
     // them all — under a flood a sync per request was a third of a new user's cost (issue 16). This worker's
@@ -349,6 +409,7 @@ export class WorkerLink {
   sync(coordinator: Coordinator, location: string, now: number): Promise<void> {
     if (this.#syncing) return this.#syncing
     this.#last = { coordinator, location }
+    this.#fixes = coordinator.fixesReferences === true
     this.#syncing = (async () => {
       await this.#send(coordinator, location, now)
       // A request waiting for a move recorded during that exchange: its report goes out now, with every move
@@ -413,10 +474,12 @@ export class WorkerLink {
       let state: RoomState | undefined
       while (this.#unacknowledged.length > 0) {
         const report = this.#unacknowledged[0]!
+        this.#propose(report, now)
         this.#unsentMoves.sending(report.moves)
         this.#reportSentAt = this.options.clock()
         state = await withTimeout(coordinator.sync(report), this.options.timeoutMs, coordinator.name).finally(() => (this.#reportSentAt = undefined))
         this.#unacknowledged.shift()
+        if (this.#fixes) this.#references.hold(state.references, now)
         // Applied: the moves it carries are answered with the minute each ticket is counted in now.
         if (report.moves) for (const move of report.moves) this.#moves.answered(moveKey(move.ticket, move.to), state.moved?.[move.ticket])
       }
@@ -488,7 +551,10 @@ export class WorkerLink {
       for (const observed of this.#observed) add(observed.location, observed.deltas)
       overlay = own
     }
-    this.#snapshot = this.#builder.build(state, now, this.options.sessionDurationMinutes, this.options.waitingWindowMinutes, overlay)
+    // With a coordinator that fixes references, the minute's slots are split by the one it fixed (none held: the
+    // worker's own view, which no grant uses — askForSlot waits for the reference first).
+    const reference = this.#fixes ? this.#references.get(minuteOf(now))?.table : undefined
+    this.#snapshot = this.#builder.build(state, now, this.options.sessionDurationMinutes, this.options.waitingWindowMinutes, overlay, reference)
   }
 }
 

@@ -123,8 +123,14 @@ export async function askForSlot(
       asked.reason = 'queue-all'
     } else if (snapshot.recovering && o.failMode === 'closed') {
       asked.reason = 'recovering'
+    } else if (room.link.lacksReference(coordinator, minute) && !(await room.link.awaitReference(coordinator, location, now, o.coordinatorTimeoutMs))) {
+      // No reference fixed for this minute yet (split14): its slots cannot be split as every other view splits them,
+      // so none is granted; the user waits as in a full minute (the backend is not failing: failMode does not apply).
+      asked.reason = 'no-slot'
     } else {
-      const plan = room.planOf(snapshot, s)
+      // Rebuilt if the wait above brought the minute's reference: the plan splits from it.
+      const current = (asked.snapshot = room.link.snapshot(now) ?? snapshot)
+      const plan = room.planOf(current, s)
       const limits: CounterLimits | undefined =
         s.queueingMethod === 'random'
           ? randomLimits(plan, location, releasedFraction(o.roomId, minute, now - minute * MINUTE_MS))
@@ -136,8 +142,8 @@ export async function askForSlot(
         const request = {
           roomId: o.roomId, location, minute,
           ...limits,
-          localPreviousReported: snapshot.takenLastAt(location) ?? 0,
-          anywherePreviousReported: snapshot.takenLastMinute.anywhere,
+          localPreviousReported: current.takenLastAt(location) ?? 0,
+          anywherePreviousReported: current.takenLastMinute.anywhere,
           token: ticketId, ...room.link.knownState(), // the state this worker knows: the grant step refuses a lost one
           recoveryMinutes: o.failMode === 'closed' ? s.sessionDurationMinutes + 1 : 0, // the counter refuses as the snapshot would
         }

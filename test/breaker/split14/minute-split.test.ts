@@ -110,7 +110,9 @@ describe('split14: one minute grants at most its slots across all counters', () 
   // Holds today: a fresh room where every worker is cold (no view holds history the others lack).
   it.each(backends)('%s: cold workers only', async (backend) => expect(await overSeeds(backend, true)).toEqual([]), 120_000)
 
-  // OPEN: warm / cold / stale mixes over a room with history (see the header). On integ 19a99c3, 40 seeds:
-  // memory 6, SQLite 3, Redis 2 over (up to 12 granted of 7).
-  it.runIf(OPEN).each(backends)('%s: warm, cold and stale workers, after idle gaps', async (backend) => expect(await overSeeds(backend, false)).toEqual([]), 120_000)
+  // Warm / cold / stale mixes over a room with history (see the header). Before the fix, 40 seeds: memory 6, SQLite 3,
+  // Redis 2 over (up to 12 granted of 7). Fixed where the backend fixes each minute's reference (fixesReferences);
+  // Redis's case stays opt-in (SPLIT14_OPEN=1) until its adapter fixes references too.
+  const fixed: Backend[] = OPEN ? backends : ['memory', 'sqlite']
+  it.each(fixed)('%s: warm, cold and stale workers, after idle gaps', async (backend) => expect(await overSeeds(backend, false)).toEqual([]), 120_000)
 })
