@@ -138,9 +138,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       publishDue(entry, now)
       const own = node.aggregator.state()
       let view = node.view
-      let exchanged = false
       if (!view || now - node.lastExchangeAt >= exchangeIntervalMs) {
-        exchanged = true
         publishGrants(entry)
         view = entry.global.exchangeOwnOverlaid(report.location, own, now)
         node.lastExchangeAt = node.lastPublishedAt = now
@@ -150,7 +148,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
       // The location's own state is always fresh; other locations are as of the last exchange.
       const state = layeredState({ base: view.locations, location: report.location, own, source: entry.global }, now, entry.epoch)
       if (moved) state.moved = moved
-      const references = answerReferences(entry, node, report.references, exchanged, minute)
+      const references = answerReferences(entry, report.references, minute)
       if (references) state.references = references
       return state
     },

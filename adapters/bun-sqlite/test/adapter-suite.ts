@@ -195,5 +195,39 @@ export function adapterSuite(t: TestApi, h: SqliteHarness): void {
       await coordinator.sync(report('old', later + 60_000, {}))
       expect(count(db, 'wr_state')).toBe(1)
     })
+
+    it('fixes one reference per minute across connections, first writer wins (a retry answered too); a file made before the table gets it; pruned', async () => {
+      const path = files.next()
+      const first = connect(path)
+      sqliteCoordinator(first)
+      first.exec('DROP TABLE wr_references') // a file made before references existed
+      for (let seed = 1; seed <= 12; seed++) {
+        const random = seeded(seed)
+        const [a, b] = [sqliteCoordinator(connect(path)), sqliteCoordinator(connect(path))]
+        const roomId = `refs-${seed}`
+        const proposal = (id: string, minute: number) => ({ minute, id: `${id}:${minute}`, table: { host: 1 + Math.floor(random() * 9), other: Math.floor(random() * 3) } })
+        const proposing = (id: string, minutes: number[]): WorkerReport => ({ ...report(roomId, MS + 1_000, {}, id), references: minutes.map((m) => proposal(id, m)) })
+        const fixed = new Map<number, unknown>()
+        for (let i = 0; i < 6; i++) {
+          const minutes = random() < 0.5 ? [MINUTE] : [MINUTE, MINUTE + 1]
+          const sent = proposing(`r${i}`, minutes)
+          const coordinator = random() < 0.5 ? a : b
+          const answered = (await coordinator.sync(sent)).references ?? []
+          const again = (await coordinator.sync(sent)).references ?? [] // a retried report: nothing changes, answered alike
+          expect(again).toEqual(answered)
+          expect(answered.map((r) => r.minute)).toEqual(minutes)
+          for (const [k, reference] of answered.entries()) {
+            if (!fixed.has(reference.minute)) expect(reference).toEqual(sent.references![k]) // the first proposal is stored
+            expect(reference).toEqual(fixed.get(reference.minute) ?? reference)
+            fixed.set(reference.minute, reference)
+          }
+        }
+      }
+      // Kept REFERENCE_KEEP_MINUTES past their minute, then pruned with the room's minute prune.
+      const coordinator = sqliteCoordinator(connect(path))
+      await coordinator.sync({ ...report('refs-1', MS + 10 * 60_000, {}) })
+      expect((first.prepare(`SELECT count(*) AS n FROM wr_references WHERE room = 'refs-1'`).get() as { n: number }).n).toBe(0)
+      expect(count(first, 'wr_references') > 0).toBe(true)
+    })
   })
 }
