@@ -124,7 +124,7 @@ function syncArgs(report: WorkerReport, keys: RoomKeys, reportIdTtl: string): st
     const ttl = Math.max(60, (registerExpiresAfter(move) - reportMinute + 1) * 60)
     args.push(move.ticket, move.from === undefined ? '' : String(move.from), String(move.to), String(move.since), String(ttl))
   }
-  for (const reference of report.references ?? []) args.push(String(reference.minute), JSON.stringify(reference), String(referenceTtlSeconds(reference.minute, reportMinute)))
+  for (const { minute, table, id } of report.references ?? []) args.push(String(minute), JSON.stringify({ minute, table, id }), String(referenceTtlSeconds(minute, reportMinute)))
   return args
 }
 
