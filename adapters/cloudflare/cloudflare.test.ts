@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Miniflare } from 'miniflare'
 import { coordinatorConformance } from '../../test/conformance/coordinator-suite.ts'
-import { cleanUpObjects, objectCalls, remoteCoordinator, restartObjects, wipeRoom } from './test/remote-coordinator.ts'
+import { referencesConformance } from '../../test/conformance/references-suite.ts'
+import { cleanUpObjects, objectCalls, remoteCoordinator, restartObjects, storedReferences, wipeRoom } from './test/remote-coordinator.ts'
 import { bundleWorker, startWorkerd, tempDir } from './test/workerd.ts'
 
 const MINUTE = 29_405_520
@@ -59,6 +60,16 @@ coordinatorConformance({ describe, it, expect, beforeAll, afterAll }, {
   propagationStepMs: 1000,
   marksReachLocationsOnExchange: true,
   epochAtGrantFromExchange: true,
+})
+
+// `reopen` restarts every object over the same storage: the references live in the global object's storage.
+const references = workerdHarness()
+referencesConformance({ describe, it, expect, beforeAll, afterAll }, {
+  name: 'cloudflare Durable Objects in workerd',
+  create: () => references.create(),
+  reopen: () => references.reopen(),
+  close: () => references.close(),
+  storedReferences: (roomId) => storedReferences(references.mf, roomId),
 })
 
 describe('cloudflare Durable Objects: beyond the suite', () => {
@@ -179,5 +190,21 @@ describe('cloudflare Durable Objects: beyond the suite', () => {
     expect(await syncs()).toBe(2)
     await coordinator.sync(report(AT + 1600, { [`a${MINUTE}`]: 1 })) // something to report: always the object
     expect(await syncs()).toBe(3)
+  })
+
+  it('sends a proposed reference to the object, which asks the global object once per minute; the cache answers none', async () => {
+    const roomId = 'cache-references'
+    const propose = (at: number, table: Record<string, number>) => ({ id: `r${at}`, roomId, location: 'SJC', at, keepMinutes: 10, deltas: {}, references: [{ minute: MINUTE, table, id: `r${at}:${MINUTE}` }] })
+    const calls = () => objectCalls(harness.mf, { counter: [`${roomId}:SJC`], global: [roomId] })
+    const first = await coordinator.sync(propose(AT, { SJC: 3 }))
+    expect(first.references).toEqual([{ minute: MINUTE, table: { SJC: 3 }, id: `r${AT}:${MINUTE}` }])
+    // Another worker of the colo proposes its own view a moment later: through the object (no cached answer), and
+    // answered the fixed table without another call to the global object.
+    expect((await coordinator.sync(propose(AT + 100, { SJC: 9 }))).references).toEqual(first.references)
+    expect(await calls()).toMatchObject({ sync: 2, fix: 1 })
+    // A sync with nothing to report is answered from the colo cache, which keeps no reference of another report's.
+    const cached = await coordinator.sync({ id: 'empty', roomId, location: 'SJC', at: AT + 200, keepMinutes: 10, deltas: {} })
+    expect(cached.references).toBeUndefined()
+    expect((await calls()).sync).toBe(2)
   })
 })

@@ -22,8 +22,18 @@ const isEmpty = (record: object | undefined): boolean => {
   return true
 }
 
-/** A report with neither deltas, once entries nor moves: answering it from the colo cache loses nothing. */
-const carriesNothing = (report: WorkerReport): boolean => isEmpty(report.deltas) && isEmpty(report.once) && !report.moves?.length
+/**
+ * A report with neither deltas, once entries, moves nor proposed references: answering it from the colo cache loses
+ * nothing. A proposal goes to the location object, which asks the room's global object (stage-references.ts).
+ */
+const carriesNothing = (report: WorkerReport): boolean => isEmpty(report.deltas) && isEmpty(report.once) && !report.moves?.length && !report.references?.length
+
+/** An answer as the colo cache keeps it: without the references it answered, which were another report's proposals. */
+function cacheable(state: RoomState): RoomState {
+  if (!state.references) return state
+  const { references: _answered, ...rest } = state
+  return rest
+}
 
 /**
  * The coordinator over Durable Objects. Cheap to call per request: the coordinator is built once per
@@ -57,6 +67,7 @@ function buildCoordinator(options: DurableObjectCoordinatorOptions): Coordinator
 
   return {
     name: DRIVER_NAME,
+    fixesReferences: true,
 
     increment(request: CounterRequest): Promise<CounterResult> {
       // The grant is counted in the asking location's object, so that object takes it (or asks `room:*`).
@@ -83,7 +94,7 @@ function buildCoordinator(options: DurableObjectCoordinatorOptions): Coordinator
         (stub) => stub.sync(report, route),
         route,
       )
-      await shared?.write(report.roomId, report.location, state, report.at)
+      await shared?.write(report.roomId, report.location, cacheable(state), report.at)
       return state
     },
 

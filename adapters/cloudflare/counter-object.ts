@@ -39,6 +39,7 @@ import { lossAtGrant } from '../../src/coordination/grant-loss.ts'
 import { SqlGrantLog } from './grant-log.ts'
 import { LocationStage, type Claim, type Exchange, type MoveAt } from './location-stage.ts'
 import { MinuteCounters } from './minute-counters.ts'
+import type { FixReferences } from './stage-references.ts'
 import {
   counterObjectName,
   DRIVER_NAME,
@@ -115,7 +116,7 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     const stage = this.#stageFor(report.location)
     // If the room has no epoch yet (new, or its storage deleted), this report names it.
     const exchange = this.#exchangeFor(report.roomId, report.location, route, newEpoch(report.id, report.at))
-    const state = await stage.sync(report, route, exchange, this.#claimFor(report.roomId, route), this.#movesFor(report.roomId, route))
+    const state = await stage.sync(report, route, exchange, this.#claimFor(report.roomId, route), this.#movesFor(report.roomId, route), this.#fixFor(report.roomId, route))
     // A loss marked by this report, or by another location (in the global view): this colo's grants refuse.
     this.#noteLost(lostMinuteIn(report.deltas))
     this.#noteLost(lostMinuteInState(state))
@@ -213,6 +214,13 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     const global = this.#peer<GlobalObjectRpc>(route.global, route)
     const name = globalObjectName(roomId)
     return (moves, now) => global.call(name, 'move', (stub) => stub.move(moves, now), route)
+  }
+
+  /** The room's reference traffic tables, at the room's global object. */
+  #fixFor(roomId: string, route: ObjectRoute): FixReferences {
+    const global = this.#peer<GlobalObjectRpc>(route.global, route)
+    const name = globalObjectName(roomId)
+    return (proposals, now) => global.call(name, 'fix', (stub) => stub.fix(proposals, now), route)
   }
 
   /** The room-wide once registry, at the room's global object. */

@@ -17,6 +17,9 @@
  *
  * With a location's state it stores, in the same step, the grant mark that state was sent with (grant-log.ts):
  * the mark then names exactly the grants the stored copy holds, and is answered to that location.
+ *
+ * And the room's reference traffic tables (`fix`, split14): the first proposal of a minute is stored, every
+ * proposal of that minute from any colo is answered it, and it is dropped REFERENCE_KEEP_MINUTES after its minute.
  */
 import { DurableObject } from 'cloudflare:workers'
 import { GlobalAggregator } from '../../src/coordination/aggregator.ts'
@@ -26,6 +29,7 @@ import type { ExchangeAnswer } from './location-stage.ts'
 import type { GlobalObjectRpc, MoveResult } from './protocol.ts'
 import { moveStep, registerExpiresAfter, type Move } from '../../src/coordination/moves.ts'
 import { ObjectHistory } from './history.ts'
+import { REFERENCE_KEEP_MINUTES, type TrafficReference } from '../../src/coordination/reference.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
 
 const LOCATION_KEY = 'location:'
@@ -33,6 +37,8 @@ const LOCATION_KEY = 'location:'
 const EPOCH_KEY = 'epoch'
 /** A location's grant mark; not under LOCATION_KEY either. */
 const GRANTS_KEY = 'grants:'
+/** A minute's fixed reference traffic table (`reference:{minute}`); not under LOCATION_KEY either. */
+const REFERENCE_KEY = 'reference:'
 
 export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> implements GlobalObjectRpc {
   #aggregator: GlobalAggregator | undefined
@@ -41,6 +47,7 @@ export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> im
   #registersReady = false
   #registersPrunedFor = Number.NEGATIVE_INFINITY
   #oncePrunedFor = Number.NEGATIVE_INFINITY
+  #referencesPrunedFor = Number.NEGATIVE_INFINITY
   #history: ObjectHistory | undefined
 
   /** The room's history (history.ts): applied once per batch id, pruned to the batch's retention. */
@@ -114,6 +121,25 @@ export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> im
         )
       }
       return { answer: outcome.answer, deltas: outcome.deltas }
+    })
+  }
+
+  async fix(proposals: TrafficReference[], now: number): Promise<TrafficReference[]> {
+    const kv = this.ctx.storage.kv
+    const minute = Math.floor(now / 60_000)
+    if (minute > this.#referencesPrunedFor) {
+      this.#referencesPrunedFor = minute
+      for (const [key, reference] of kv.list<TrafficReference>({ prefix: REFERENCE_KEY })) {
+        if (reference.minute < minute - REFERENCE_KEEP_MINUTES) kv.delete(key)
+      }
+    }
+    // One call at a time, synchronous storage: the read and the put of a minute have nothing in between.
+    return proposals.map(({ minute, table, id }) => {
+      const held = kv.get<TrafficReference>(REFERENCE_KEY + minute)
+      if (held) return held
+      const stored: TrafficReference = { minute, table, id }
+      kv.put(REFERENCE_KEY + minute, stored)
+      return stored
     })
   }
 

@@ -7,6 +7,8 @@ import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../sr
 import fc from 'fast-check'
 import { MemoryGrantLog, type GrantMark, type MemoryGrantStore } from './grant-log.ts'
 import { LocationStage, type Exchange, type ExchangeAnswer } from './location-stage.ts'
+import { ReferenceBook } from '../../src/coordination/reference.ts'
+import type { FixReferences } from './stage-references.ts'
 
 const pacing = { exchangeIntervalMs: 1000, globalExchangesPerSecond: 2 }
 let reportId = 0
@@ -212,6 +214,58 @@ describe('LocationStage', () => {
         expect(Object.fromEntries(Object.entries(held).filter(([field]) => field.startsWith('t')))).toEqual(reported)
       }),
       { numRuns: 300 },
+    )
+  })
+})
+
+describe('LocationStage references (split14)', () => {
+  const propose = (at: number, minutes: number[], table: Record<string, number>): WorkerReport => {
+    const id = `r${++reportId}`
+    return { id, roomId: 'room', location: 'SJC', at, keepMinutes: 10, deltas: {}, references: minutes.map((minute) => ({ minute, table, id: `${id}:${minute}` })) }
+  }
+  /** The global object's `fix` over a reference book, failing while `down`, counting its calls. */
+  function globalBook() {
+    const book = new ReferenceBook()
+    const global = { down: false, calls: 0, fix: (async () => []) as FixReferences }
+    global.fix = async (proposals, now) => {
+      global.calls++
+      await new Promise((resolve) => setTimeout(resolve, 1))
+      if (global.down) throw new Error('global object unreachable')
+      return book.fix(proposals, Math.floor(now / 60_000))!
+    }
+    return global
+  }
+
+  it('answers what the global object fixed; while it is unreachable leaves the minute out and never answers a table of its own', async () => {
+    const global = globalBook()
+    const exchange = globalStage().exchangeFor('SJC', () => 0)
+    const other = new LocationStage('LHR')
+    const fixed = (await other.sync(propose(0, [5], { LHR: 4 }), pacing, exchange, undefined, undefined, global.fix)).references
+    expect(fixed).toEqual([expect.objectContaining({ minute: 5, table: { LHR: 4 } })])
+    const stage = new LocationStage('SJC')
+    global.down = true
+    const down = await stage.sync(propose(10, [5, 6], { SJC: 1 }), pacing, exchange, undefined, undefined, global.fix)
+    expect(down.references).toBeUndefined()
+    global.down = false
+    // Asked again with the next sync (nothing kept from the failure): the other stage's table for 5, this one's for 6.
+    const up = await stage.sync(propose(20, [5, 6], { SJC: 2 }), pacing, exchange, undefined, undefined, global.fix)
+    expect(up.references).toEqual([fixed![0], expect.objectContaining({ minute: 6, table: { SJC: 2 } })])
+  })
+
+  it('asks the global object once per minute: concurrent syncs share the call, later ones are answered from the stage', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 2, max: 12 }), fc.integer({ min: 1, max: 3 }), async (workers, minutes) => {
+        const global = globalBook()
+        const stage = new LocationStage('SJC')
+        const exchange = globalStage().exchangeFor('SJC', () => 0)
+        const wanted = Array.from({ length: minutes }, (_, i) => 100 + i)
+        const answers = await Promise.all(Array.from({ length: workers }, (_, i) => stage.sync(propose(i, wanted, { SJC: i + 1 }), pacing, exchange, undefined, undefined, global.fix)))
+        for (const answer of answers) expect(answer.references).toEqual(answers[0]!.references)
+        expect(answers[0]!.references).toHaveLength(minutes)
+        expect((await stage.sync(propose(workers, wanted, { SJC: 99 }), pacing, exchange, undefined, undefined, global.fix)).references).toEqual(answers[0]!.references)
+        expect(global.calls).toBe(1)
+      }),
+      { numRuns: 20 },
     )
   })
 })

@@ -17,6 +17,7 @@ import { emptyRoomState, OnceRegistry, onceRetentionMinutes, type LocationState,
 import { MemoryGrantLog, type GrantLog, type GrantMark } from './grant-log.ts'
 import { MoveRegisters, type Move } from '../../src/coordination/moves.ts'
 import type { MoveResult } from './protocol.ts'
+import { StageReferences, type FixReferences } from './stage-references.ts'
 
 /** The global object's answer: every location, and the grant mark its copy of the asking location holds. */
 export interface ExchangeAnswer extends RoomState {
@@ -79,6 +80,7 @@ export class LocationStage {
   readonly #wallClock: () => number
   readonly #localOnce = new OnceRegistry()
   readonly #localMoves = localMoves(new MoveRegisters())
+  readonly #references = new StageReferences()
 
   /** `wallClock` (default `Date.now`) paces {@link flush} and times exchanges; tests pass a fake one. */
   constructor(location: string, grants: GrantLog = new MemoryGrantLog(), wallClock: () => number = Date.now) {
@@ -119,7 +121,7 @@ export class LocationStage {
    * in the same synchronous step (the output gate holds the answer until it is stored), so an abrupt restart
    * loses no acknowledged report: the restarted stage adds it back past the global copy's mark.
    */
-  async sync(report: WorkerReport, pacing: ExchangePacing, exchange: Exchange, claim?: Claim, moveAt?: MoveAt): Promise<RoomState> {
+  async sync(report: WorkerReport, pacing: ExchangePacing, exchange: Exchange, claim?: Claim, moveAt?: MoveAt, fix?: FixReferences): Promise<RoomState> {
     const now = report.at
     this.#knownAt = Math.max(this.#knownAt, now)
     const keys = Object.keys(report.once ?? {})
@@ -131,6 +133,8 @@ export class LocationStage {
       this.#dirty = true
     }
     const moved = report.moves?.length ? await this.#move(moveAt ?? this.#localMoves, report.moves, now) : undefined
+    // Asked of the room's global object beside the exchange (stage-references.ts): never a table of this stage's own.
+    const fixing = this.#references.answer(report.references, now, this.#view.epoch?.id, fix)
     let running = this.#exchanging
     const due = !running && now - this.#lastExchangeAt >= this.intervalMs(pacing)
     if (due) running = this.#start(now, exchange, true)
@@ -141,6 +145,8 @@ export class LocationStage {
     const { epoch } = this.#view
     const state: RoomState = epoch ? { locations, at: now, epoch } : { locations, at: now }
     if (moved) state.moved = moved
+    const references = await fixing
+    if (references) state.references = references
     return state
   }
 

@@ -8,6 +8,7 @@ import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import type { GrantMark } from './grant-log.ts'
 import type { Move } from '../../src/coordination/moves.ts'
+import type { TrafficReference } from '../../src/coordination/reference.ts'
 import type { ExchangeAnswer } from './location-stage.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
 
@@ -84,6 +85,12 @@ export interface GlobalObjectRpc {
    * calling location adds). `now` is the report's clock, for pruning registers whose count left every window.
    */
   move(moves: Move[], now: number): Promise<MoveResult[]>
+  /**
+   * The room's reference traffic tables (split14, src/coordination/reference.ts): stores each proposal whose minute
+   * has none (first writer wins, room-wide), stored before the answer leaves, and answers the stored one for every
+   * minute proposed. Kept REFERENCE_KEEP_MINUTES past their minute on the callers' clock `now`, then dropped.
+   */
+  fix(proposals: TrafficReference[], now: number): Promise<TrafficReference[]>
 }
 
 /** What the global object answers for one move: the minute the ticket holds, and the deltas to add. */

@@ -14,6 +14,7 @@ import { roomKeys } from './keys.ts'
 import { DRIVER_NAME, isKvLike, MAX_MUTATIONS, type KvConsistency, type KvKey, type KvLike } from './kv.ts'
 import { applyReport, type ReportSettings } from './report.ts'
 import { applyMoves } from './moves.ts'
+import { fixReferences } from './references.ts'
 import { markSighting } from './generation.ts'
 import { ensureEpoch, readRoomState, type StateSettings } from './room-state.ts'
 import { kvHistory, type KvHistoryLike } from './history.ts'
@@ -80,6 +81,7 @@ export function denoKvCoordinator(kv: KvLike, options: DenoKvCoordinatorOptions 
   const history = kvHistory(kv as unknown as KvHistoryLike, prefix, maxAttempts)
   return {
     name: DRIVER_NAME,
+    fixesReferences: true,
     recordHistory: history.recordHistory,
     readHistory: history.readHistory,
     increment(request: CounterRequest): Promise<CounterResult> {
@@ -91,8 +93,10 @@ export function denoKvCoordinator(kv: KvLike, options: DenoKvCoordinatorOptions 
       await markSighting(kv, keys, report, maxAttempts)
       await applyReport(kv, keys, report, reports)
       const moved = await applyMoves(kv, keys, report, maxAttempts)
-      const view = await readRoomState(kv, keys, report.at, report.keepMinutes, state)
+      // The references touch no state key: fixed while the state is read, no round trip added.
+      const [references, view] = await Promise.all([fixReferences(kv, keys, report, maxAttempts), readRoomState(kv, keys, report.at, report.keepMinutes, state)])
       if (moved) view.moved = moved
+      if (references) view.references = references
       // No epoch stored: this report's room state is new (or was lost), so this report names its epoch.
       view.epoch ??= await ensureEpoch(kv, keys, newEpoch(report.id, report.at), state)
       return view

@@ -3,6 +3,7 @@
  * Run with `bash adapters/deno-kv/test.sh` (or `deno test -A adapters/deno-kv`).
  */
 import { coordinatorConformance } from '../../test/conformance/coordinator-suite.ts'
+import { referencesConformance } from '../../test/conformance/references-suite.ts'
 import { denoKvCoordinator } from './index.ts'
 import { testApi } from './test/test-api.ts'
 
@@ -45,4 +46,57 @@ coordinatorConformance(testApi, {
   },
   wipe: (_, roomId) => wipeRoom(fileKvs.at(-1)!, roomId),
   generations: true,
+})
+
+/**
+ * A KV handle that notes in `expiresAt` when each key it sets with an expiry expires (Deno KV does not say), so
+ * the references suite sees the stored references are bounded: their expiry is set, and near.
+ */
+function expiryNoting(kv: Deno.Kv, expiresAt: Map<string, number>): Deno.Kv {
+  const atomic = () => {
+    const op = kv.atomic()
+    const set = op.set.bind(op)
+    op.set = (key, value, options) => {
+      if (options?.expireIn !== undefined) expiresAt.set(JSON.stringify(key.map(String)), Date.now() + options.expireIn)
+      return set(key, value, options)
+    }
+    return op
+  }
+  return new Proxy(kv, {
+    get(target, name) {
+      if (name === 'atomic') return atomic
+      const value: unknown = Reflect.get(target, name, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
+
+// The references suite on a file, each process its own connection.
+let referencesDir: string | undefined
+const referenceKvs: Deno.Kv[] = []
+const expiresAt = new Map<string, number>()
+const openReferences = async () => {
+  const kv = await Deno.openKv(`${referencesDir}/room.db`)
+  referenceKvs.push(kv)
+  return denoKvCoordinator(expiryNoting(kv, expiresAt))
+}
+referencesConformance(testApi, {
+  name: 'deno-kv file, a new connection per process',
+  create: async () => {
+    referencesDir = await Deno.makeTempDir({ prefix: 'wr-deno-kv-refs-' })
+    return openReferences()
+  },
+  reopen: openReferences,
+  close: async () => {
+    for (const kv of referenceKvs.splice(0)) kv.close()
+    if (referencesDir) await Deno.remove(referencesDir, { recursive: true })
+  },
+  storedReferences: async (roomId) => {
+    const stored = []
+    for await (const entry of referenceKvs[0]!.list({ prefix: ['hono-waiting-room', roomId, 'reference'] })) {
+      const at = expiresAt.get(JSON.stringify(entry.key.map(String)))
+      stored.push({ minute: Number(entry.key.at(-1)), expiresInMs: at === undefined ? undefined : at - Date.now() })
+    }
+    return stored
+  },
 })

@@ -10,6 +10,7 @@
  * [...prefix, roomId, 'report', reportId, chunk]         → true   (this chunk of a report was applied)
  * [...prefix, roomId, 'once', key]                       → true   (a room-wide `once` key was claimed; expiring)
  * [...prefix, roomId, 'register', ticket]                → number (the minute a renewed ticket is counted in; expiring)
+ * [...prefix, roomId, 'reference', minute]               → TrafficReference (the minute's fixed table: references.ts; expiring)
  * [...prefix, roomId, 'state', location, field]          → KvU64  (a count, two's complement)
  * [...prefix, roomId, 'state', location, '@updated']     → KvU64  (ms of the location's latest report)
  * [...prefix, roomId, 'state', 0]                        → RoomEpoch (set if absent, never expires)
@@ -33,6 +34,8 @@ export interface RoomKeys {
   once(key: string): KvKey
   /** A ticket's move register (moves.ts): the minute it is counted in. */
   register(ticket: string): KvKey
+  /** A minute's reference traffic table, fixed by the first proposal (references.ts). */
+  reference(minute: number): KvKey
   /** Prefix of every location's state. */
   readonly state: KvKey
   field(location: string, field: string): KvKey
@@ -54,6 +57,7 @@ export function roomKeys(prefix: KvKey, roomId: string): RoomKeys {
     report: (reportId, chunk) => [...room, 'report', reportId, chunk],
     once: (key) => [...room, 'once', key],
     register: (ticket) => [...room, 'register', ticket],
+    reference: (minute) => [...room, 'reference', minute],
     state,
     field: (location, field) => [...state, location, field],
     updatedAt: (location) => [...state, location, UPDATED_AT],

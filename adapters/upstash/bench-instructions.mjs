@@ -2,7 +2,8 @@
 // (INFO commandstats times commands by the wall clock, so a busy machine inflates them 2–3×). Starts its own
 // redis-server under callgrind (valgrind) on a free port, counting only inside evalShaCommand and
 // incrCommand, runs each decision path of this checkout (and of BENCH_BEFORE's, alternating, on the same
-// server) and a bare INCR, and prints instructions per call. Prints figures; asserts nothing.
+// server), a sync with and without a proposed reference, and a bare INCR, and prints instructions per call.
+// Prints figures; asserts nothing.
 //
 //   node adapters/upstash/bench-instructions.mjs [decisions per path=1000]
 // (a second server under callgrind, counting only inside incrCommand, gives the bare INCR)
@@ -86,6 +87,28 @@ for (const [name, request] of Object.entries(paths)) {
     for (let room = 0; room < rooms; room++) seen.push(await warmRoom(coordinator, request, room, MINUTE))
     control('-z')
     await run(DECISIONS, (i) => coordinator.takeSlot(request(i % rooms, i, seen[i % rooms])))
+    ;(rows[name] ??= {})[side] = Math.round(counted(`${side} ${name}`) / DECISIONS)
+  }
+}
+// Syncs (a worker's report of one delta, rooms of three locations) without and with a proposed reference traffic
+// table (split14: 20 locations; of each minute's proposals the first is stored, the rest answered it).
+const table = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`loc-${i}`, 100 + i]))
+const syncReport = (roomId, i, proposing) => ({
+  id: `sync-${i}-${Math.random()}`,
+  roomId,
+  location: `l${i % 3}`,
+  at: MINUTE * 60_000 + i,
+  keepMinutes: 31,
+  deltas: { [`t${MINUTE}`]: 1 },
+  ...(proposing ? { references: [{ minute: MINUTE + 1 + (i % 2), table, id: `sync-${i}` }] } : {}),
+})
+for (const [name, proposing] of [['sync', false], ['sync, 1 reference proposed', true]]) {
+  for (const [side, adapter] of Object.entries(sides)) {
+    const coordinator = adapter.upstashCoordinator(adapter.fromNodeRedis(client), { prefix: `wri-${side}` })
+    const roomId = `sync-${proposing}`
+    for (let i = 0; i < 3; i++) await coordinator.sync(syncReport(roomId, i, false))
+    control('-z')
+    await run(DECISIONS, (i) => coordinator.sync(syncReport(roomId, i, proposing)))
     ;(rows[name] ??= {})[side] = Math.round(counted(`${side} ${name}`) / DECISIONS)
   }
 }

@@ -7,6 +7,7 @@
 import { ANYWHERE, DEFAULT_RECOVERY_MINUTES, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
 import { registerExpiresAfter } from '../../src/coordination/moves.ts'
+import { REFERENCE_KEEP_MINUTES } from '../../src/coordination/reference.ts'
 import { onceRetentionMinutes, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { grantFields, roomKeys, type RoomKeys } from './keys.ts'
 import { readRoomState } from './room-state.ts'
@@ -93,7 +94,15 @@ function incrementCall(keys: RoomKeys, request: CounterRequest, synced: RoomEpoc
   ]
 }
 
-/** The sync script's arguments: the report's deltas (zeros left out), then its once entries, then its moves. */
+/**
+ * Seconds a proposed reference's key lives: until REFERENCE_KEEP_MINUTES after its minute, counted from the
+ * report's minute (no wall clock), at least a minute — then it expires, so the stored ones never grow with time.
+ */
+function referenceTtlSeconds(minute: number, reportMinute: number): number {
+  return Math.max(60, (minute + REFERENCE_KEEP_MINUTES + 1 - reportMinute) * 60)
+}
+
+/** The sync script's arguments: the report's deltas (zeros left out), then its once entries, its moves, its proposed references. */
 function syncArgs(report: WorkerReport, keys: RoomKeys, reportIdTtl: string): string[] {
   const { locationPrefix, oncePrefix } = keys
   const deltas: string[] = []
@@ -102,7 +111,7 @@ function syncArgs(report: WorkerReport, keys: RoomKeys, reportIdTtl: string): st
     if (delta !== 0) deltas.push(field, String(delta))
   }
   const onceTtl = String((onceRetentionMinutes(report.keepMinutes) + 1) * 60)
-  const args = [report.location, String(report.at), String(report.keepMinutes), locationPrefix, reportIdTtl, `${report.at}:${report.id}`, String(deltas.length / 2), oncePrefix, onceTtl, report.seen?.epoch ?? '', String(report.seen?.generation ?? 0), keys.registerPrefix, String(report.moves?.length ?? 0), ...deltas]
+  const args = [report.location, String(report.at), String(report.keepMinutes), locationPrefix, reportIdTtl, `${report.at}:${report.id}`, String(deltas.length / 2), oncePrefix, onceTtl, report.seen?.epoch ?? '', String(report.seen?.generation ?? 0), keys.registerPrefix, String(report.moves?.length ?? 0), String(report.references?.length ?? 0), ...deltas]
   for (const key in report.once) {
     const entry = report.once[key]!
     const start = args.push(key, '0')
@@ -115,6 +124,7 @@ function syncArgs(report: WorkerReport, keys: RoomKeys, reportIdTtl: string): st
     const ttl = Math.max(60, (registerExpiresAfter(move) - reportMinute + 1) * 60)
     args.push(move.ticket, move.from === undefined ? '' : String(move.from), String(move.to), String(move.since), String(ttl))
   }
+  for (const { minute, table, id } of report.references ?? []) args.push(String(minute), JSON.stringify({ minute, table, id }), String(referenceTtlSeconds(minute, reportMinute)))
   return args
 }
 
@@ -170,6 +180,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
 
   const coordinator: UpstashCoordinator = {
     name: DRIVER_NAME,
+    fixesReferences: true,
 
     async increment(request: CounterRequest): Promise<CounterResult> {
       const keys = keysOf(request.roomId)

@@ -44,6 +44,11 @@ export interface RoomKeys {
   oncePrefix: string
   /** Prefix of the move registers (`{prefix}:{{room}}:g:{ticket}` → minute held, expiring; same slot: moves.ts). */
   registerPrefix: string
+  /**
+   * Prefix of the fixed reference traffic tables (`{prefix}:{{room}}:f:{minute}` → the reference as JSON, set if
+   * absent, expiring; same slot: reference.ts). The sync script derives it from {@link registerPrefix}.
+   */
+  referencePrefix: string
 }
 
 export function roomKeys(prefix: string, roomId: string): RoomKeys {
@@ -65,6 +70,7 @@ export function roomKeys(prefix: string, roomId: string): RoomKeys {
     lost: `${room}:lost`,
     oncePrefix: `${room}:o:`,
     registerPrefix: `${room}:g:`,
+    referencePrefix: `${room}:f:`,
   }
 }
 

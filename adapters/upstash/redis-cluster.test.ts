@@ -10,9 +10,11 @@ import { createClient, createCluster } from 'redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SlotRequest } from '../../src/coordination/coordinator.ts'
 import { coordinatorConformance } from '../../test/conformance/coordinator-suite.ts'
+import { referencesConformance } from '../../test/conformance/references-suite.ts'
 import { startRedisCluster, type RedisCluster } from '../../test/support/redis-cluster.ts'
 import { loadRedisCoordinator, parseRedisUrl, redactUrl } from '../../bin/redis-store.ts'
 import { fromNodeRedis, upstashCoordinator } from './index.ts'
+import { storedReferences } from './test/redis.ts'
 
 const MINUTE = 29_405_520
 const prefix = `wrtest-cluster-${crypto.randomUUID().slice(0, 8)}`
@@ -60,6 +62,22 @@ coordinatorConformance({ describe, it, expect, beforeAll, afterAll }, {
   reopen: () => upstashCoordinator(fromNodeRedis(client, { replicas: 1 }), { prefix }),
   wipe: (_coordinator, roomId) => wipeRoom(roomId),
   generations: true,
+})
+
+// A minute's reference is one key in the room's slot: set if absent there, whichever node the client asked first.
+referencesConformance({ describe, it, expect, beforeAll, afterAll }, {
+  name: 'upstash over a Redis Cluster (node-redis createCluster, replicas: 1)',
+  create: () => upstashCoordinator(fromNodeRedis(client, { replicas: 1 }), { prefix }),
+  reopen: () => upstashCoordinator(fromNodeRedis(client, { replicas: 1 }), { prefix }),
+  storedReferences: async (roomId) => {
+    const node = createClient({ url: `redis://127.0.0.1:${await cluster.masterOf(`${prefix}:{${roomId}}`)}` })
+    await node.connect()
+    try {
+      return await storedReferences(node, prefix, roomId)
+    } finally {
+      await node.close()
+    }
+  },
 })
 
 describe('upstash on a Redis Cluster: a master killed during a burst of admissions', () => {

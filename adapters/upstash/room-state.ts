@@ -5,6 +5,7 @@
  * new-user script to one write for the slot and the admission it adds (#16): Redis never adds them up.
  */
 import type { LocationState, RoomEpoch, RoomState } from '../../src/coordination/state.ts'
+import type { TrafficReference } from '../../src/coordination/reference.ts'
 import { activeField, admittedField, anywhereAdmittedField } from '../../src/coordination/state.ts'
 import { PRIVATE_FIELD } from './keys.ts'
 import { replyArray } from './run-script.ts'
@@ -53,11 +54,14 @@ export function readCounts(fields: unknown[]): Record<string, number> {
   return counts
 }
 
-/** Reads the sync script's reply ('@'epoch, the generation, the moves' answers, then triples '@'name, updatedAt, [field, value, …]) into a room state. */
+/**
+ * Reads the sync script's reply ('@'epoch, the generation, the moves' answers, the stored references as '@'JSON,
+ * then triples '@'name, updatedAt, [field, value, …]) into a room state.
+ */
 export function readRoomState(reply: unknown, at: number): RoomState {
   const flat = replyArray(syncScript, reply)
   const locations: Record<string, LocationState> = {}
-  for (let i = 3; i + 2 < flat.length; i += 3) {
+  for (let i = 4; i + 2 < flat.length; i += 3) {
     const counts = readCounts(replyArray(syncScript, flat[i + 2]))
     locations[String(flat[i]).slice(1)] = { counts, updatedAt: Number(flat[i + 1]) }
   }
@@ -68,5 +72,8 @@ export function readRoomState(reply: unknown, at: number): RoomState {
     for (let j = 0; j + 1 < answers.length; j += 2) moved[String(answers[j])] = Number(answers[j + 1])
     state.moved = moved
   }
+  const references = replyArray(syncScript, flat[3])
+  // '@'-prefixed so @upstash/redis's automatic deserialization leaves the JSON to this parse.
+  if (references.length > 0) state.references = references.map((stored) => JSON.parse(String(stored).slice(1)) as TrafficReference)
   return state
 }

@@ -47,15 +47,19 @@ export const GRANT_STATE_TTL_SECONDS = 86_400
  *   then); its deltas go to the location, and the minute each ticket holds is answered.
  * - Every `R{m}` mark added (by a report or here) moves the room's lost minute (KEYS[6]) up to m: the grant
  *   scripts read it and refuse while the room recovers.
+ * - Each proposed reference traffic table (split14, reference.ts) is stored with SET NX on its minute's key
+ *   (`{room}:f:{minute}`, same slot, expiring REFERENCE_KEEP_MINUTES after its minute): the first proposal of a
+ *   minute, room-wide, is kept, and the stored one is answered for every minute proposed. A report without
+ *   proposals reads one more argument and answers an empty list: nothing else.
  * KEYS: location hash, the room's location index (zset: name → last merge ms), report id marker, epoch,
  * generation, lost minute.
  * ARGV: location, at (ms), keepMinutes, location key prefix, report id ttl seconds, epoch if new
  * (`at:reportId`), number of delta pairs D, once key prefix, once ttl seconds, the epoch id the report saw a
- * generation of ('' for none), that generation, register key prefix, number of moves M, D × (field, delta), then
- * per once key: key, pairs P, P × (field, delta), then M × (ticket, from or '', to, since,
- * register ttl seconds).
- * Reply: '@'..epoch, the generation, {ticket, minute held (−1: ended), ...}, then flat triples
- * {'@'..name, updatedAt, {field, value, ...}}.
+ * generation of ('' for none), that generation, register key prefix, number of moves M, number of references R,
+ * D × (field, delta), then per once key: key, pairs P, P × (field, delta), then M × (ticket, from or '', to,
+ * since, register ttl seconds), then R × (minute, the reference as JSON, ttl seconds).
+ * Reply: '@'..epoch, the generation, {ticket, minute held (−1: ended), ...}, {'@'..stored reference JSON, ...}
+ * (one per proposal, in order), then flat triples {'@'..name, updatedAt, {field, value, ...}}.
  */
 export const syncScript: LuaScript = {
   name: 'sync',
@@ -76,10 +80,11 @@ local function add(field, delta)
   end
 end
 local changed = false
-local movesAt = #ARGV - 5 * tonumber(ARGV[13])
+local referencesAt = #ARGV - 3 * tonumber(ARGV[14])
+local movesAt = referencesAt - 5 * tonumber(ARGV[13])
 if redis.call('SET', KEYS[3], '1', 'NX', 'EX', ARGV[5]) then
-  local i, last = 14, 13 + 2 * tonumber(ARGV[7])
-  changed = last > 13 or movesAt > last
+  local i, last = 15, 14 + 2 * tonumber(ARGV[7])
+  changed = last > 14 or movesAt > last
   while i < last do
     add(ARGV[i], ARGV[i + 1])
     i = i + 2
@@ -114,7 +119,7 @@ local function step(ticket, from, to, since, ttl)
   movedAny = true
   return to
 end
-for i = movesAt + 1, #ARGV, 5 do
+for i = movesAt + 1, referencesAt, 5 do
   moved[#moved + 1] = ARGV[i]
   moved[#moved + 1] = step(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3]), ARGV[i + 4])
 end
@@ -169,7 +174,16 @@ local function mirror(key, name, fields)
   end
   return fields
 end
-local reply = {'@' .. epoch, generation, moved}
+local references = {}
+if referencesAt < #ARGV then
+  local prefix = string.sub(ARGV[12], 1, -3) .. 'f:'
+  for i = referencesAt + 1, #ARGV, 3 do
+    local key, stored = prefix .. ARGV[i], ARGV[i + 1]
+    if not redis.call('SET', key, stored, 'NX', 'EX', ARGV[i + 2]) then stored = redis.call('GET', key) end
+    references[#references + 1] = '@' .. stored
+  end
+end
+local reply = {'@' .. epoch, generation, moved, references}
 local index = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
 for i = 1, #index, 2 do
   local name = index[i]
@@ -194,5 +208,5 @@ for i = 1, #index, 2 do
 end
 return reply
 `,
-  sha1: '0685da96162d6c73ed19e071f0242ac723325c57',
+  sha1: '321dd08c9bb36eb3913bf8102ac6b4a93dfc9bf4',
 }

@@ -6,9 +6,10 @@
 import { Redis } from '@upstash/redis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { coordinatorConformance } from '../../test/conformance/coordinator-suite.ts'
+import { referencesConformance } from '../../test/conformance/references-suite.ts'
 import { fromNodeRedis, upstashCoordinator, type RedisScripting } from './index.ts'
 import { openRedisFixture, type RedisFixture } from './test/fixture.ts'
-import { deleteKeys } from './test/redis.ts'
+import { deleteKeys, storedReferences } from './test/redis.ts'
 
 /** How each variant builds its client on a fixture. */
 const variants: Record<string, (fixture: RedisFixture) => RedisScripting> = {
@@ -36,5 +37,17 @@ for (const [label, clientOf] of Object.entries(variants)) {
     wipe: async (_coordinator, roomId) => {
       await deleteKeys(fixture.tcp, `${fixture.prefix}:{${roomId}}`)
     },
+  })
+
+  let references: RedisFixture
+  referencesConformance({ describe, it, expect, beforeAll, afterAll }, {
+    name: `upstash over ${label}`,
+    create: async () => {
+      references = await openRedisFixture('references')
+      return upstashCoordinator(clientOf(references), { prefix: references.prefix })
+    },
+    reopen: () => upstashCoordinator(clientOf(references), { prefix: references.prefix }),
+    close: () => references.close(),
+    storedReferences: (roomId) => storedReferences(references.tcp, references.prefix, roomId),
   })
 }

@@ -12,6 +12,7 @@ import { WaitingRoomGlobal } from '../global-object.ts'
 import type { GrantMark } from '../grant-log.ts'
 import type { ExchangeAnswer } from '../location-stage.ts'
 import type { ObjectRoute } from '../protocol.ts'
+import type { TrafficReference } from '../../../src/coordination/reference.ts'
 
 export type CallCounts = Record<string, number>
 
@@ -60,6 +61,11 @@ export class CountingGlobal extends WaitingRoomGlobal {
     return super.exchange(location, state, now, epoch, grants)
   }
 
+  override async fix(proposals: TrafficReference[], now: number): Promise<TrafficReference[]> {
+    this.#calls.fix = (this.#calls.fix ?? 0) + 1
+    return super.fix(proposals, now)
+  }
+
   async calls(): Promise<CallCounts> {
     return this.#calls
   }
@@ -77,6 +83,11 @@ export class CountingGlobal extends WaitingRoomGlobal {
   async locations(): Promise<string[]> {
     return [...this.ctx.storage.kv.list({ prefix: 'location:' })].map(([key]) => key.slice('location:'.length))
   }
+
+  /** The minutes whose reference traffic table this global object stores. */
+  async references(): Promise<number[]> {
+    return [...this.ctx.storage.kv.list<TrafficReference>({ prefix: 'reference:' })].map(([, reference]) => reference.minute)
+  }
 }
 
 interface TestStub {
@@ -85,6 +96,7 @@ interface TestStub {
   wipe(): Promise<void>
   cleanUp?(): Promise<void>
   locations?(): Promise<string[]>
+  references?(): Promise<number[]>
 }
 
 interface TestNamespace {
@@ -96,7 +108,7 @@ interface TestNamespace {
  * Test routes shared by the test Workers: `GET /__test/calls?counter=a&counter=b&global=c` sums the
  * named objects' counts by method; `POST /__test/restart?counter=a` (or `global=`) restarts one;
  * `POST /__test/wipe?counter=a&global=b` deletes their storage and restarts them; `GET /__test/locations?global=b`
- * lists the locations a global object stores;
+ * lists the locations a global object stores, `GET /__test/references?global=b` the minutes of its references;
  * `POST /__test/cleanup?counter=a` runs a counter object's cleanup alarm now.
  */
 export async function objectTestRoute(request: Request, env: { WR_COUNTER: TestNamespace; WR_GLOBAL: TestNamespace }): Promise<Response | undefined> {
@@ -118,6 +130,10 @@ export async function objectTestRoute(request: Request, env: { WR_COUNTER: TestN
   if (url.pathname === '/__test/locations') {
     const locations = await Promise.all(stubs.map((stub) => stub.locations?.() ?? []))
     return Response.json(locations.flat())
+  }
+  if (url.pathname === '/__test/references') {
+    const minutes = await Promise.all(stubs.map((stub) => stub.references?.() ?? []))
+    return Response.json(minutes.flat())
   }
   if (url.pathname === '/__test/wipe') {
     for (const stub of stubs) await stub.wipe().catch(() => {})

@@ -27,6 +27,8 @@ export function remoteCoordinator(mf: Miniflare | (() => Miniflare), query = '')
   }
   return {
     name: 'cloudflare',
+    // As the real coordinator in workerd says (coordinator.ts): the flag does not cross the bridge.
+    fixesReferences: true,
     increment: (request: CounterRequest) => call<CounterResult>('increment', request),
     sync: (report: WorkerReport) => call<RoomState>('sync', report),
     takeSlot: (request: SlotRequest) => call<SlotResult>('takeSlot', request),
@@ -65,6 +67,12 @@ export async function wipeRoom(mf: Miniflare, roomId: string, locations: string[
   const counter = [...new Set([...known, ...locations, '*'])].map((location) => `${roomId}:${location}`)
   const response = await mf.dispatchFetch(`http://test/__test/wipe?${objectQuery({ counter, global: [roomId] })}`, { method: 'POST' })
   await response.text()
+}
+
+/** The minutes whose reference traffic table the room's global object stores (pruned by the reports' clock: no expiry). */
+export async function storedReferences(mf: Miniflare, roomId: string): Promise<{ minute: number }[]> {
+  const minutes = (await (await mf.dispatchFetch(`http://test/__test/references?${objectQuery({ global: [roomId] })}`)).json()) as number[]
+  return minutes.map((minute) => ({ minute }))
 }
 
 /** Runs the named counter objects' cleanup alarm now. */

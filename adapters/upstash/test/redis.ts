@@ -35,3 +35,13 @@ export async function deleteKeys(client: TestRedis, prefix: string): Promise<num
   }
   return deleted
 }
+
+/** The reference traffic tables Redis holds for a room (`{room}:f:{minute}` keys, keys.ts), each with its time to live. */
+export async function storedReferences(client: TestRedis, prefix: string, roomId: string): Promise<{ minute: number; expiresInMs: number }[]> {
+  const stored: { minute: number; expiresInMs: number }[] = []
+  const referencePrefix = `${prefix}:{${roomId}}:f:`
+  for await (const keys of client.scanIterator({ MATCH: `${referencePrefix}*`, COUNT: 1000 })) {
+    for (const key of keys) stored.push({ minute: Number(key.slice(referencePrefix.length)), expiresInMs: await client.pTTL(key) })
+  }
+  return stored
+}
