@@ -3,6 +3,7 @@
  * What an adapter supplies: conditional minute counters and the aggregation transport. Everything else —
  * slot math, FIFO, tickets, estimates — is the core's. An adapter implements two primitives, `increment`
  * and `sync`; it may add `takeSlot` to fuse the location and Anywhere counters into one round trip.
+ * Longer than 250 lines because it is the whole contract every adapter implements, each part documented in place.
  */
 import { activeField, admittedField, anywhereAdmittedField, type RoomState, type WorkerReport } from './state.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'

@@ -38,17 +38,13 @@ export class HeldReferences {
    * Keeps the answered references (the first answer for a minute: the backend answers one table per minute, and
    * keeping the object keeps the plan's caches, keyed by the table, warm). Drops those of minutes long past.
    */
-  hold(answered: readonly TrafficReference[] | undefined, now: number): boolean {
-    if (!answered || answered.length === 0) return false
+  hold(answered: readonly TrafficReference[] | undefined, now: number): void {
+    if (!answered || answered.length === 0) return
     const oldest = minuteOf(now) - HELD_MINUTES
-    let added = false
     for (const reference of answered) {
-      if (reference.minute < oldest || this.#byMinute.has(reference.minute)) continue
-      this.#byMinute.set(reference.minute, reference)
-      added = true
+      if (reference.minute >= oldest && !this.#byMinute.has(reference.minute)) this.#byMinute.set(reference.minute, reference)
     }
     for (const minute of this.#byMinute.keys()) if (minute < oldest) this.#byMinute.delete(minute)
-    return added
   }
 
   /** The minutes this worker must propose a reference for at `now`: the current one, and in its second half the next. */

@@ -1,5 +1,7 @@
 /**
  * @module
+ * Longer than 250 lines because the state's fields, the reports that change them and the helpers every adapter
+ * applies alike are one definition.
  * The shared room state: additive per-minute counts, never per-user records (DESIGN "Counting active
  * and waiting users"). Every field is a count keyed by a short name, so merging two states is adding
  * numbers — which every backend can do natively (HINCRBY, Deno KV `sum`, SQL `UPDATE … + ?`, a Map).

@@ -2,8 +2,9 @@
  * @module
  * One worker's link to the coordinator: it collects this worker's deltas, reports them in the background,
  * keeps the latest room state and the snapshot built from it. No request waits on a report, except a renewal,
- * which waits (bounded) for the coordinator's answer to its move (moves.ts); and a worker with no
- * state at all (a cold start) waits once for its first sync, so it never decides blind.
+ * which waits (bounded) for the coordinator's answer to its move (moves.ts); a worker with no
+ * state at all (a cold start) waits once for its first sync, so it never decides blind; and a new user's slot
+ * waits (bounded) for the minute's reference traffic table when none is held (held-references.ts, split14).
  *
  * Longer than 250 lines because it is one small state machine — deltas pending → sent but unacknowledged →
  * acknowledged into the state — whose parts share private fields; split, each part would expose them.

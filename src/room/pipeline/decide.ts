@@ -18,8 +18,7 @@ import { randomId, type Ticket } from '../../ticket/ticket.ts'
 import type { DecisionReason } from '../decision.ts'
 import type { Room } from '../room.ts'
 
-/** A check-in this much before its refresh interval is over still counts (browser timers are not exact). */
-const CHECK_IN_TOLERANCE_MS = 1000
+const CHECK_IN_TOLERANCE_MS = 1000 // a check-in this much before its refresh interval is over still counts (browser timers are not exact)
 /** Refresh intervals vary by ±10% per check-in, so check-ins spread out (seed 002). */
 const REFRESH_JITTER = 0.1
 /** Prequeued users of a shuffled event get one of this many buckets before the start, at random. */
@@ -39,8 +38,7 @@ export interface Decision {
   lastCountedAt?: number
 }
 
-/** Decides for a user without a session and records what the decision counts. */
-/** `countQueued` false: a user held by the challenge is admitted if a place is free, else counted nowhere. */
+/** Decides for a user without a session and records what it counts (`countQueued` false: a user held by the challenge is admitted if a place is free, else counted nowhere). */
 export async function decide(room: Room, c: Context, s: EffectiveSettings, ticket: Ticket | undefined, now: number, countQueued = true): Promise<Decision> {
   if (s.queueingMethod === 'reject') {
     return { outcome: 'rejected', reason: 'reject', ticketId: '', bucketId: undefined, snapshot: undefined, refresh: 0, newlyQueued: false }
@@ -124,12 +122,9 @@ export async function askForSlot(
     } else if (snapshot.recovering && o.failMode === 'closed') {
       asked.reason = 'recovering'
     } else if (room.link.lacksReference(coordinator, minute) && !(await room.link.awaitReference(coordinator, location, now, o.coordinatorTimeoutMs))) {
-      // No reference fixed for this minute yet (split14): its slots cannot be split as every other view splits them,
-      // so none is granted; the user waits as in a full minute (the backend is not failing: failMode does not apply).
-      asked.reason = 'no-slot'
+      asked.reason = 'no-slot' // no reference fixed for the minute (split14): split like no other view, so queued — not failMode
     } else {
-      // Rebuilt if the wait above brought the minute's reference: the plan splits from it.
-      const current = (asked.snapshot = room.link.snapshot(now) ?? snapshot)
+      const current = (asked.snapshot = room.link.snapshot(now) ?? snapshot) // rebuilt if the wait brought the reference
       const plan = room.planOf(current, s)
       const limits: CounterLimits | undefined =
         s.queueingMethod === 'random'
@@ -140,8 +135,7 @@ export async function askForSlot(
         // Read before the slot is taken: a sync while it is in flight may answer a state that holds it already.
         const reported = room.link.takenInState(location, minute)
         const request = {
-          roomId: o.roomId, location, minute,
-          ...limits,
+          roomId: o.roomId, location, minute, ...limits,
           localPreviousReported: current.takenLastAt(location) ?? 0,
           anywherePreviousReported: current.takenLastMinute.anywhere,
           token: ticketId, ...room.link.knownState(), // the state this worker knows: the grant step refuses a lost one

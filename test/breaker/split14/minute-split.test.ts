@@ -2,7 +2,10 @@
  * split14: the grants of one minute, across ALL its counters (each location's own and the Anywhere pool), never
  * exceed the minute's slots — whatever views the workers hold (warm with unreported deltas, cold, stale).
  *
- * OPEN (fails on integ 19a99c3; run with SPLIT14_OPEN=1). Cause, seen in the probe's seed 1 (n = 7, one location):
+ * FIXED on memory and SQLite (coordination/reference.ts, held-references.ts: the backend fixes each minute's reference
+ * table room-wide, first writer wins, and workers split only from it); Redis's mixed case stays opt-in
+ * (SPLIT14_OPEN=1) until its adapter sets fixesReferences. Before (integ 19a99c3), 40 seeds: memory 6, SQLite 3, Redis 2
+ * over. Cause, seen in the probe's seed 1 (n = 7, one location):
  * worker A admits 7 users in minute m; its traffic deltas t.m for users 2..7 are still unreported (only the first
  * reached the store). In minute M = m + 2 the reference minute is M − 2 = m (TRAFFIC_REFERENCE_AGE). A cold
  * worker's view (the store) shows traffic {local: 1} → split local 1 / Anywhere 6; A's view (store + its own
