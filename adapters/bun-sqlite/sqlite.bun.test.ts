@@ -2,12 +2,13 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { coordinatorConformance } from '../../test/conformance/coordinator-suite.ts'
+import { referencesConformance } from '../../test/conformance/references-suite.ts'
 import { adapterSuite } from './test/adapter-suite.ts'
 import { busySuite } from './test/busy-suite.ts'
 import { fileSuite } from './test/file-suite.ts'
 import type { SqliteHarness } from './test/harness.ts'
 import { processSuite } from './test/process-suite.ts'
-import { conformanceHarness } from './test/conformance-harness.ts'
+import { conformanceHarness, referencesHarness } from './test/conformance-harness.ts'
 
 const t = { describe, it, expect, beforeAll, afterAll }
 const bun = process.execPath
@@ -18,6 +19,7 @@ const harness: SqliteHarness = {
 }
 
 coordinatorConformance(t, conformanceHarness(harness))
+referencesConformance(t, referencesHarness(harness))
 
 adapterSuite(t, harness)
 processSuite(t, harness)

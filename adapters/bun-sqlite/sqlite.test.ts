@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import { writeFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { coordinatorConformance } from '../../test/conformance/coordinator-suite.ts'
+import { referencesConformance } from '../../test/conformance/references-suite.ts'
 import { sqliteCoordinator } from './index.ts'
 import { nativeBuildError, sqliteStoreCoordinator } from './node.ts'
 import { adapterSuite } from './test/adapter-suite.ts'
@@ -9,7 +10,7 @@ import { busySuite } from './test/busy-suite.ts'
 import { fileSuite } from './test/file-suite.ts'
 import type { SqliteHarness } from './test/harness.ts'
 import { processSuite } from './test/process-suite.ts'
-import { conformanceHarness } from './test/conformance-harness.ts'
+import { conformanceHarness, referencesHarness } from './test/conformance-harness.ts'
 import { tempFiles } from './test/temp-files.ts'
 
 const t = { describe, it, expect, beforeAll, afterAll }
@@ -21,6 +22,7 @@ const harness: SqliteHarness = {
 }
 
 coordinatorConformance(t, conformanceHarness(harness))
+referencesConformance(t, referencesHarness(harness))
 
 adapterSuite(t, harness)
 processSuite(t, harness)

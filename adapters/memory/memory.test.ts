@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { coordinatorConformance } from '../../test/conformance/coordinator-suite.ts'
+import { referencesConformance } from '../../test/conformance/references-suite.ts'
 import { memoryCoordinator, type MemoryCoordinator } from './index.ts'
 
 coordinatorConformance({ describe, it, expect, beforeAll, afterAll }, {
@@ -21,4 +22,13 @@ coordinatorConformance({ describe, it, expect, beforeAll, afterAll }, {
   },
   syncsToPropagate: 2,
   propagationStepMs: 2000,
+})
+
+// One process: every worker shares the coordinator (`reopen` answers it again); references pruned by the reports' clock.
+let references: MemoryCoordinator
+referencesConformance({ describe, it, expect, beforeAll, afterAll }, {
+  name: 'memory',
+  create: () => (references = memoryCoordinator()),
+  reopen: (previous) => previous,
+  storedReferences: async (roomId) => references.referenceMinutes(roomId).map((minute) => ({ minute })),
 })

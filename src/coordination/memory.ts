@@ -59,6 +59,8 @@ export interface MemoryCoordinator extends Coordinator {
   restartGlobal(): void
   /** Counters currently held (for tests and memory benchmarks). */
   readonly counterCount: number
+  /** The minutes a room holds a fixed reference traffic table for (for tests: bounded by time, reference.ts). */
+  referenceMinutes(roomId: string): number[]
   recordHistory(batch: HistoryBatch): Promise<void>
   readHistory(query: HistoryQuery): Promise<HistoryRow[]>
   /** The history kept (its `size` bounds memory: minutes × locations). */
@@ -155,5 +157,6 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
 
     restartLocations: () => restart(rooms, 'locations'),
     restartGlobal: () => restart(rooms, 'global'),
+    referenceMinutes: (roomId) => rooms.get(roomId)?.references.minutes() ?? [],
   })
 }

@@ -47,4 +47,9 @@ export class ReferenceBook {
       return proposal
     })
   }
+
+  /** The minutes held (for tests: storage stays bounded). */
+  minutes(): number[] {
+    return [...this.#byMinute.keys()]
+  }
 }

@@ -2,9 +2,8 @@
  * split14: the grants of one minute, across ALL its counters (each location's own and the Anywhere pool), never
  * exceed the minute's slots — whatever views the workers hold (warm with unreported deltas, cold, stale).
  *
- * FIXED on memory and SQLite (coordination/reference.ts, held-references.ts: the backend fixes each minute's reference
- * table room-wide, first writer wins, and workers split only from it); Redis's mixed case stays opt-in
- * (SPLIT14_OPEN=1) until its adapter sets fixesReferences. Before (integ 19a99c3), 40 seeds: memory 6, SQLite 3, Redis 2
+ * FIXED (coordination/reference.ts, held-references.ts: the backend fixes each minute's reference table room-wide,
+ * first writer wins, and workers split only from it). Before (integ 19a99c3), 40 seeds: memory 6, SQLite 3, Redis 2
  * over. Cause, seen in the probe's seed 1 (n = 7, one location):
  * worker A admits 7 users in minute m; its traffic deltas t.m for users 2..7 are still unreported (only the first
  * reached the store). In minute M = m + 2 the reference minute is M − 2 = m (TRAFFIC_REFERENCE_AGE). A cold
@@ -42,7 +41,6 @@ afterAll(async () => {
   await closeBackends()
 })
 
-const OPEN = process.env.SPLIT14_OPEN === '1'
 const SEEDS = Number(process.env.SPLIT14_SEEDS ?? 40)
 
 function rng(seed: number) {
@@ -114,8 +112,6 @@ describe('split14: one minute grants at most its slots across all counters', () 
   it.each(backends)('%s: cold workers only', async (backend) => expect(await overSeeds(backend, true)).toEqual([]), 120_000)
 
   // Warm / cold / stale mixes over a room with history (see the header). Before the fix, 40 seeds: memory 6, SQLite 3,
-  // Redis 2 over (up to 12 granted of 7). Fixed where the backend fixes each minute's reference (fixesReferences);
-  // Redis's case stays opt-in (SPLIT14_OPEN=1) until its adapter fixes references too.
-  const fixed: Backend[] = OPEN ? backends : ['memory', 'sqlite']
-  it.each(fixed)('%s: warm, cold and stale workers, after idle gaps', async (backend) => expect(await overSeeds(backend, false)).toEqual([]), 120_000)
+  // Redis 2 over (up to 12 granted of 7); 0 since every backend fixes each minute's reference (fixesReferences).
+  it.each(backends)('%s: warm, cold and stale workers, after idle gaps', async (backend) => expect(await overSeeds(backend, false)).toEqual([]), 120_000)
 })
