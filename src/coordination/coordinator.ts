@@ -3,10 +3,14 @@
  * What an adapter supplies: conditional minute counters and the aggregation transport. Everything else —
  * slot math, FIFO, tickets, estimates — is the core's. An adapter implements two primitives, `increment`
  * and `sync`; it may add `takeSlot` to fuse the location and Anywhere counters into one round trip.
+ * Longer than 250 lines because it is the adapter contract: every request field each adapter must honour is
+ * documented here, beside the helpers every adapter shares.
  */
 import { activeField, admittedField, anywhereAdmittedField, type RoomState, type WorkerReport } from './state.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
 import type { Reentry } from './moves.ts'
+
+export type { Reentry } from './moves.ts'
 
 /** The counter scope shared by every location: seed 000's "Anywhere" pool. */
 export const ANYWHERE = '*'

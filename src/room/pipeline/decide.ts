@@ -11,8 +11,7 @@ import { fifoLimits, randomLimits, releasedFraction, type CounterLimits } from '
 import { fifoRefreshSeconds } from '../../admission/refresh.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
-import { admissionDeltas, ANYWHERE, takeSlot, type Coordinator, type SlotRequest, type SlotResult } from '../../coordination/coordinator.ts'
-import type { Reentry } from '../../coordination/moves.ts'
+import { admissionDeltas, ANYWHERE, takeSlot, type Coordinator, type Reentry, type SlotResult } from '../../coordination/coordinator.ts'
 import { activeField, trafficField, waitingField } from '../../coordination/state.ts'
 import { withTimeout } from '../../coordination/timeout.ts'
 import { randomId, type Ticket } from '../../ticket/ticket.ts'
@@ -105,9 +104,7 @@ export async function askForSlot(
   location: string,
   ticket: Ticket | undefined,
   ticketId: string,
-  now: number,
-  /** A pending renewal re-entering (session.ts `reenter`): its grant sets the ticket's register too. */
-  reentry?: Reentry,
+  now: number, reentry?: Reentry, // a pending renewal re-entering (session.ts `reenter`): its grant sets the ticket's register too
 ): Promise<Asked> {
   const { o } = room
   const minute = minuteOf(now)
@@ -136,15 +133,14 @@ export async function askForSlot(
       else if (limits.localLimit > 0 || limits.anywhereLimit > 0) {
         // Read before the slot is taken: a sync while it is in flight may answer a state that holds it already.
         const reported = room.link.takenInState(location, minute)
-        const request: SlotRequest = {
+        const request = {
           roomId: o.roomId, location, minute,
           ...limits,
           localPreviousReported: snapshot.takenLastAt(location) ?? 0,
           anywherePreviousReported: snapshot.takenLastMinute.anywhere,
-          token: ticketId, ...room.link.knownState(), // the state this worker knows: the grant step refuses a lost one
+          token: ticketId, reentry, ...room.link.knownState(), // the state this worker knows: the grant step refuses a lost one
           recoveryMinutes: o.failMode === 'closed' ? s.sessionDurationMinutes + 1 : 0, // the counter refuses as the snapshot would
         }
-        if (reentry) request.reentry = reentry
         // No call for a new user a refusal this minute answers (refusals.ts); under 'open' an outage admits: ask.
         if (!ticket && o.failMode === 'closed' && room.refusals.refuses(location, minute, request)) return asked
         asked.result = await withTimeout(takeSlot(coordinator, request), o.coordinatorTimeoutMs, coordinator.name)
