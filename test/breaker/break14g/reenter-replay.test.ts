@@ -30,6 +30,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { Coordinator } from '../../../src/index.ts'
 import { closeBackends, coordinatorFor, type Backend } from '../break14d/backends.ts'
 import { MINUTE, sleep, worker } from '../break14d/slow.ts'
+import { seeded } from '../../conformance/seeded.ts'
 
 afterAll(closeBackends)
 
@@ -98,17 +99,6 @@ async function run({ backend, S, outage, pre, replay, how, n, base }: Case) {
   return { backend, S, outage, pre, replay, how, n, reasons: reasons.join(','), replays, newcomers, expected: n - 1 }
 }
 
-/** A seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const SEEDS = Number(process.env.B14G_SEEDS ?? 20)
 const backends: Backend[] = ['memory', 'sqlite', 'redis']
 
@@ -116,7 +106,7 @@ const backends: Backend[] = ['memory', 'sqlite', 'redis']
 function cases(backend: Backend): Case[] {
   const out: Case[] = []
   for (let seed = 1; seed <= SEEDS; seed++) {
-    const random = rng(seed * 104_729 + backends.indexOf(backend))
+    const random = seeded(seed * 104_729 + backends.indexOf(backend))
     const S = 2 + Math.floor(random() * 4)
     out.push({ backend, S, outage: 1 + Math.floor(random() * 3), pre: Math.floor(random() * 3), replay: true, how: seed % 2 === 0 ? 'concurrent' : 'later', n: 4 + Math.floor(random() * 4), base: 29_700_000 + seed * 100 + backends.indexOf(backend) * 10 })
   }
