@@ -6,7 +6,7 @@
  */
 import { admissionDeltas, effectiveLimit, refusesWhileRecovering, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
 import { lossAtGrant } from '../../src/coordination/grant-loss.ts'
-import { moveStep, registerExpiresAfter } from '../../src/coordination/moves.ts'
+import { moveStep, reenteredRegister, reentryExpiresAfter, registerExpiresAfter } from '../../src/coordination/moves.ts'
 import { changesState, fieldMinute, lostMinuteIn, lostStateField, newEpoch, nextGeneration } from '../../src/coordination/state.ts'
 import type { EpochMarker } from './epoch-marker.ts'
 import { minuteOf } from '../../src/clock.ts'
@@ -44,6 +44,7 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
     if (taken != null) {
       s.rememberToken.run(minute, roomId, scope, token, taken.seq)
       if (request.location !== undefined) addAdmission(s, roomId, request.location, minute, admissionDeltas(request))
+      if (request.reentry) enterRegister(s, request)
       return { taken: true, seq: taken.seq }
     }
   }
@@ -58,6 +59,15 @@ interface DecisionReads {
   previous: number | null
   epoch?: string | null
   generation?: number | null
+}
+
+/**
+ * A re-entry's fresh grant sets its ticket's register to the grant's minute (moves.ts `reenteredRegister`), in the
+ * grant's transaction: the next renewal moves the count the grant made.
+ */
+function enterRegister(s: Statements, { roomId, minute, reentry }: CounterRequest): void {
+  const held = (s.readRegister.get(roomId, reentry!.ticket) as Row<{ minute: number }>)?.minute ?? undefined
+  if (reenteredRegister(held, minute) !== undefined) s.writeRegister.run(roomId, reentry!.ticket, minute, reentryExpiresAfter(reentry!, minute))
 }
 
 /**

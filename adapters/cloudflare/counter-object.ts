@@ -16,6 +16,13 @@
  * global object within the exchange interval — so other locations learn of it even if no worker of this
  * location ever reports again. What the alarm needs (room, location, route) is kept in storage too.
  *
+ * A re-entry's grant (`request.reentry`) also sets the ticket's register, which lives in the room's global object
+ * (with every register, so a move from any colo meets it): the location object asks it ({@link GlobalObjectRpc.enter})
+ * after the slot is taken and before the answer leaves — on a repeat too. Two objects, so not one atomic step: a
+ * failure between them fails the call, the worker keeps the renewal pending, and its retry (the same token: a
+ * repeat in that minute) sets the register; only a retry in a later minute takes that minute's slot as well (the
+ * over-count this step removes elsewhere, after a failure).
+ *
  * The room's latest loss mark (`R{m}`) this object knows — from its own reports at once, from other colos' in the
  * global view of its syncs — is kept in storage too, and every grant it makes or asks `room:*` for is refused
  * while the room recovers (`refusesWhileRecovering`).
@@ -167,10 +174,10 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     const recovering = request.location !== undefined && refusesWhileRecovering(request, this.#lostMinute())
     const result = this.#minuteCounters().take(request.minute, request.limit, request.token, request.previousReported, recovering)
     if (marked) await this.#granted(request, route) // the alarm that takes the mark to the global object
-    if (!result.taken || result.repeat) return result
+    if (!result.taken || result.repeat) return this.#entered(result, request, route)
     stage?.grant(request.minute, admissionDeltas(request))
     await this.#granted(request, route)
-    return result
+    return this.#entered(result, request, route)
   }
 
   /**
@@ -178,7 +185,7 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
    * location: the grant is counted here, in this location's stage and log, as soon as it answers.
    */
   async #takeElsewhere(request: CounterRequest & { location: string }, route: ObjectRoute): Promise<CounterResult> {
-    const { location, ...bare } = request
+    const { location, reentry: _, ...bare } = request // the register is set from here, after the answer
     // Refused here, before asking: `room:*` knows of no loss (a retry of an Anywhere slot held from before the
     // mark is refused too — its slot stays counted, an over-count).
     if (this.#markLossAtGrant(request)) await this.#granted(request, route)
@@ -189,10 +196,10 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
       (stub) => stub.increment(bare),
       route,
     )
-    if (!result.taken || result.repeat) return result
+    if (!result.taken || result.repeat) return this.#entered(result, request, route)
     this.#stageFor(location).grant(request.minute, admissionDeltas(request))
     await this.#granted(request, route)
-    return result
+    return this.#entered(result, request, route)
   }
 
   /** After a fresh grant: the alarm that gets it to the global object (with a location) or cleans up. */
@@ -221,6 +228,15 @@ export class WaitingRoomCounter extends DurableObject<Record<string, unknown>> i
     const global = this.#peer<GlobalObjectRpc>(route.global, route)
     const name = globalObjectName(roomId)
     return (proposals, now) => global.call(name, 'fix', (stub) => stub.fix(proposals, now), route)
+  }
+
+  /** `result`, once a re-entry's slot (fresh or repeat) has set the ticket's register at the room's global object (see the module's comment). */
+  async #entered(result: CounterResult, request: CounterRequest, route: ObjectRoute | undefined): Promise<CounterResult> {
+    const { reentry } = request
+    if (!result.taken || !reentry || !route) return result
+    const global = this.#peer<GlobalObjectRpc>(route.global, route)
+    await global.call(globalObjectName(request.roomId), 'enter', (stub) => stub.enter(reentry, request.minute), route)
+    return result
   }
 
   /** The room-wide once registry, at the room's global object. */

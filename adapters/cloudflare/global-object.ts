@@ -27,7 +27,7 @@ import type { LocationState, RoomEpoch } from '../../src/coordination/state.ts'
 import type { GrantMark } from './grant-log.ts'
 import type { ExchangeAnswer } from './location-stage.ts'
 import type { GlobalObjectRpc, MoveResult } from './protocol.ts'
-import { moveStep, registerExpiresAfter, type Move } from '../../src/coordination/moves.ts'
+import { moveStep, reenteredRegister, reentryExpiresAfter, registerExpiresAfter, type Move, type Reentry } from '../../src/coordination/moves.ts'
 import { ObjectHistory } from './history.ts'
 import { REFERENCE_KEEP_MINUTES, type TrafficReference } from '../../src/coordination/reference.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
@@ -96,8 +96,33 @@ export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> im
   }
 
   async move(moves: Move[], now: number): Promise<MoveResult[]> {
+    const sql = this.#registers(Math.floor(now / 60_000))
+    // One call at a time, synchronous storage: each step reads, decides and writes with nothing in between.
+    return moves.map((move) => {
+      const row = sql.exec('SELECT minute FROM wr_registers WHERE ticket = ?', move.ticket).toArray()[0]
+      const outcome = moveStep(row ? Number(row.minute) : undefined, move)
+      if (outcome.changed) this.#writeRegister(move.ticket, outcome.held!, registerExpiresAfter(move))
+      return { answer: outcome.answer, deltas: outcome.deltas }
+    })
+  }
+
+  async enter(reentry: Reentry, minute: number): Promise<void> {
+    const row = this.#registers(minute).exec('SELECT minute FROM wr_registers WHERE ticket = ?', reentry.ticket).toArray()[0]
+    if (reenteredRegister(row ? Number(row.minute) : undefined, minute) !== undefined) this.#writeRegister(reentry.ticket, minute, reentryExpiresAfter(reentry, minute))
+  }
+
+  #writeRegister(ticket: string, minute: number, expires: number): void {
+    this.ctx.storage.sql.exec(
+      'INSERT INTO wr_registers (ticket, minute, expires) VALUES (?, ?, ?) ON CONFLICT (ticket) DO UPDATE SET minute = excluded.minute, expires = excluded.expires',
+      ticket,
+      minute,
+      expires,
+    )
+  }
+
+  /** The registers' table, created on first use and pruned of registers expired before `minute`. */
+  #registers(minute: number) {
     const sql = this.ctx.storage.sql
-    const minute = Math.floor(now / 60_000)
     if (!this.#registersReady) {
       sql.exec('CREATE TABLE IF NOT EXISTS wr_registers (ticket TEXT PRIMARY KEY, minute INTEGER NOT NULL, expires INTEGER NOT NULL)')
       // Pruned by expiry (which the session length of each move sets), not by age: indexed so a prune reads only what goes.
@@ -108,20 +133,7 @@ export class WaitingRoomGlobal extends DurableObject<Record<string, unknown>> im
       this.#registersPrunedFor = minute
       sql.exec('DELETE FROM wr_registers WHERE expires < ?', minute)
     }
-    // One call at a time, synchronous storage: each step reads, decides and writes with nothing in between.
-    return moves.map((move) => {
-      const row = sql.exec('SELECT minute FROM wr_registers WHERE ticket = ?', move.ticket).toArray()[0]
-      const outcome = moveStep(row ? Number(row.minute) : undefined, move)
-      if (outcome.changed) {
-        sql.exec(
-          'INSERT INTO wr_registers (ticket, minute, expires) VALUES (?, ?, ?) ON CONFLICT (ticket) DO UPDATE SET minute = excluded.minute, expires = excluded.expires',
-          move.ticket,
-          outcome.held!,
-          registerExpiresAfter(move),
-        )
-      }
-      return { answer: outcome.answer, deltas: outcome.deltas }
-    })
+    return sql
   }
 
   async fix(proposals: TrafficReference[], now: number): Promise<TrafficReference[]> {

@@ -7,7 +7,7 @@
 import type { CounterRequest, CounterResult, SlotRequest, SlotResult } from '../../src/coordination/coordinator.ts'
 import type { LocationState, RoomEpoch, RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import type { GrantMark } from './grant-log.ts'
-import type { Move } from '../../src/coordination/moves.ts'
+import type { Move, Reentry } from '../../src/coordination/moves.ts'
 import type { TrafficReference } from '../../src/coordination/reference.ts'
 import type { ExchangeAnswer } from './location-stage.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
@@ -91,6 +91,11 @@ export interface GlobalObjectRpc {
    * minute proposed. Kept REFERENCE_KEEP_MINUTES past their minute on the callers' clock `now`, then dropped.
    */
   fix(proposals: TrafficReference[], now: number): Promise<TrafficReference[]>
+  /**
+   * A re-entry's grant in `minute` (moves.ts `reenteredRegister`): sets the ticket's register to that minute unless it
+   * holds that one or a later one. Asked by the granting location object before its answer leaves, on a repeat too.
+   */
+  enter(reentry: Reentry, minute: number): Promise<void>
 }
 
 /** What the global object answers for one move: the minute the ticket holds, and the deltas to add. */

@@ -24,6 +24,10 @@
  * state keys in the same commit, with `sum` (no read, no check of its own): the counter's check guards the
  * whole commit, so the slot and its count land together or not at all — never one without the other.
  *
+ * A re-entry's fresh grant (`request.reentry`) sets its ticket's register (moves.ts `reenteredRegister`, the key
+ * moves.ts of this adapter writes) in the same commit, checked on the versionstamp read with the counter: a move
+ * of that ticket landing in between sends the round around the loop. A round without re-entries reads no register.
+ *
  * Calls on one counter that overlap in this isolate are combined into one commit (up to `maxBatch`, and
  * fewer when their admissions would not fit Deno KV's mutation limit): a hot key costs one write per round
  * instead of one per caller, and callers in one isolate never conflict with each other — only other
@@ -31,6 +35,7 @@
  */
 import { minuteStart } from '../../src/clock.ts'
 import { admissionDeltas, COUNTER_TTL_MINUTES, effectiveLimit, refusesWhileRecovering, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
+import { reenteredRegister, reentryExpiresAfter } from '../../src/coordination/moves.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
 import { roomKeys, type RoomKeys } from './keys.ts'
 import { markedLoss } from './generation.ts'
@@ -66,7 +71,7 @@ export function nextRound<T extends { request: CounterRequest }>(queue: T[], max
   let mutations = 1
   let size = 0
   for (const { request } of queue) {
-    const cost = locations.has(request.location) ? 1 : WORST_MUTATIONS_PER_REQUEST
+    const cost = (locations.has(request.location) ? 1 : WORST_MUTATIONS_PER_REQUEST) + (request.reentry ? 1 : 0) // a re-entry's register
     if (size >= maxBatch || mutations + cost > MAX_MUTATIONS) break
     locations.add(request.location)
     mutations += cost
@@ -117,15 +122,20 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
   // The room's epoch and generation, read when a request carries the worker's (`lossAtGrant`).
   const stateKeys = requests.some((request) => request.epoch !== undefined) ? [keys.epoch, keys.generation] : []
   const heads = [counterKey, keys.lost, ...(previousKey ? [previousKey] : []), ...stateKeys]
+  // Re-entries' registers, read after the heads like tokens (none for a round of newcomers): the commit checks them.
+  let registerKeys: KvKey[] | undefined
+  for (const request of requests) if (request.reentry) (registerKeys ??= []).push(keys.register(request.reentry.ticket))
+  const tails = registerKeys ? [...registerKeys, ...tokenKeys] : tokenKeys
 
   for (let attempt = 1; ; attempt++) {
-    const entries = await retryBusy('reading a counter', settings.maxAttempts, () => readRound(kv, heads, tokenKeys))
+    const entries = await retryBusy('reading a counter', settings.maxAttempts, () => readRound(kv, heads, tails))
     const counter = entries[0]!
     const lostEntry = entries[1]!
     const lostMinute = lostEntry.value === null ? undefined : Number((lostEntry.value as { value: bigint }).value)
     const previousEntry = previousKey ? entries[2]! : undefined
     const [epochEntry, generationEntry] = stateKeys.length > 0 ? entries.slice(heads.length - 2, heads.length) : []
-    const tokenEntries = entries.slice(heads.length)
+    const tokenEntries = entries.slice(heads.length + (registerKeys?.length ?? 0))
+    const registers = registerKeys && entries.slice(heads.length, heads.length + registerKeys.length)
     const previous = previousEntry ? counterValue(previousEntry) : 0
     const marked = epochEntry && generationEntry && (await markedLoss(kv, keys, requests, lostMinute, epochEntry, generationEntry, lostEntry, settings))
     if (marked && attempt < settings.maxAttempts) continue
@@ -161,6 +171,7 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
       op.set(counterKey, next, { expireIn: EXPIRE_IN_MS })
       for (const [token, seq] of takenNow) op.set(keys.token(scope, minute, token), seq, { expireIn: EXPIRE_IN_MS })
       addAdmissions(op, keys, granted)
+      if (registers) enterRegisters(op, granted, registers)
       return op.commit()
     }
     // Committing again while the file is busy is safe: the same check still guards it.
@@ -177,6 +188,20 @@ const contended = (roomId: string, scope: string, minute: number, attempt: numbe
     `${DRIVER_NAME}: counter ${scope}/${minute} of room ${roomId} was still contended after ${attempt} attempts; ` +
       'raise the maxAttempts option or spread load over more locations',
   )
+
+/**
+ * Sets the re-entries' registers of the fresh grants `granted` to the grant's minute (moves.ts `reenteredRegister`),
+ * each checked on the versionstamp read with the round (`registers`: the entries of the round's re-entries' keys).
+ */
+function enterRegisters(op: KvAtomic, granted: CounterRequest[], registers: KvEntryMaybe[]): void {
+  for (const { reentry, minute } of granted) {
+    const entry = reentry && registers.find((e) => e.key.at(-1) === reentry.ticket)
+    if (!reentry || !entry) continue
+    op.check({ key: entry.key, versionstamp: entry.versionstamp })
+    if (reenteredRegister(typeof entry.value === 'number' ? entry.value : undefined, minute) === undefined) continue
+    op.set(entry.key, minute, { expireIn: Math.max(1, reentryExpiresAfter(reentry, minute) - minute + 1) * 60_000 })
+  }
+}
 
 /**
  * Sums the fresh grants' `admissionDeltas` into their locations' state, one `sum` per (location, field),

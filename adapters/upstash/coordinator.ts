@@ -6,7 +6,7 @@
  */
 import { ANYWHERE, DEFAULT_RECOVERY_MINUTES, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
-import { registerExpiresAfter } from '../../src/coordination/moves.ts'
+import { reentryExpiresAfter, registerExpiresAfter, type Reentry } from '../../src/coordination/moves.ts'
 import { REFERENCE_KEEP_MINUTES } from '../../src/coordination/reference.ts'
 import { onceRetentionMinutes, type RoomEpoch, type RoomState, type WorkerReport } from '../../src/coordination/state.ts'
 import { grantFields, roomKeys, type RoomKeys } from './keys.ts'
@@ -66,6 +66,17 @@ function recoveryArg(minute: number, recoveryMinutes: number | undefined): strin
 function seenArgs(request: { epoch?: string | undefined; generation?: number | undefined }, synced: RoomEpoch | undefined): [string, string] {
   const epoch = request.epoch !== undefined && synced?.id === request.epoch ? `${synced.startedAt}:${synced.id}` : (request.epoch ?? '')
   return [epoch, String(request.generation ?? 0)]
+}
+
+/**
+ * A re-entry's register for the grant scripts (scripts.ts `reentrySource`): appends its key and ttl (seconds, from
+ * the grant's minute, as a move's) to `keys` and `args`. A newcomer's grant (no re-entry) passes neither.
+ */
+function withReentry([keys, args]: [string[], string[]], roomKeys: RoomKeys, minute: number, reentry: Reentry | undefined): [string[], string[]] {
+  if (!reentry) return [keys, args]
+  keys.push(roomKeys.registerPrefix + reentry.ticket)
+  args.push(String(Math.max(60, (reentryExpiresAfter(reentry, minute) - minute + 1) * 60)))
+  return [keys, args]
 }
 
 /** The increment script's keys and arguments: where the grant's admission is counted (see the script). */
@@ -185,7 +196,7 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
     async increment(request: CounterRequest): Promise<CounterResult> {
       const keys = keysOf(request.roomId)
       await guarded(request.roomId, request.minute, keys)
-      const { reply } = await runScript(redis, incrementScript, ...incrementCall(keys, request, synced.get(request.roomId)))
+      const { reply } = await runScript(redis, incrementScript, ...withReentry(incrementCall(keys, request, synced.get(request.roomId)), keys, request.minute, request.reentry))
       const code = replyInteger(incrementScript, reply)
       if (code < 0) return { taken: false, seq: 0, recovering: true }
       const seq = Math.floor(code / 4)
@@ -199,17 +210,19 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       const { reply, roundTrips } = await runScript(
         redis,
         takeSlotScript,
-        [keys.location(request.location), keys.token(request.minute, request.token), keys.anywhere(request.minute), keys.anywhere(request.minute - 1), keys.lost, keys.epoch, keys.generation, keys.counter(request.location, request.minute), keys.counter(request.location, request.minute - 1)],
-        [
-          newAttempt(),
-          String(request.localLimit),
-          String(request.anywhereLimit),
-          reportedArg(request.localPreviousReported),
-          reportedArg(request.anywherePreviousReported),
-          String(request.minute),
-          recoveryArg(request.minute, request.recoveryMinutes),
-          ...seenArgs(request, synced.get(request.roomId)),
-        ],
+        ...withReentry([
+          [keys.location(request.location), keys.token(request.minute, request.token), keys.anywhere(request.minute), keys.anywhere(request.minute - 1), keys.lost, keys.epoch, keys.generation, keys.counter(request.location, request.minute), keys.counter(request.location, request.minute - 1)],
+          [
+            newAttempt(),
+            String(request.localLimit),
+            String(request.anywhereLimit),
+            reportedArg(request.localPreviousReported),
+            reportedArg(request.anywherePreviousReported),
+            String(request.minute),
+            recoveryArg(request.minute, request.recoveryMinutes),
+            ...seenArgs(request, synced.get(request.roomId)),
+          ],
+        ], keys, request.minute, request.reentry),
       )
       const code = replyInteger(takeSlotScript, reply)
       if (code < 0) return { admitted: false, recovering: true, roundTrips }

@@ -96,6 +96,18 @@ const lossSource = (k: { lost: number; generation: number; hash: number }, a: { 
 end`
 
 /**
+ * Lua: a re-entry's fresh grant (moves.ts `reenteredRegister`) sets the ticket's register `key` (`{room}:g:{ticket}`,
+ * the sync script's) to the grant's minute unless it holds that minute or a later one, expiring in `ttl` seconds —
+ * in the grant's script, so the slot, its count and the register land together. A newcomer passes no register key:
+ * one nil check.
+ */
+const reentrySource = (key: string, ttl: string, minute: string): string =>
+  `if ${key} then
+  local held = tonumber(redis.call('GET', ${key}))
+  if not held or held < ${minute} then redis.call('SETEX', ${key}, ${ttl}, ${minute}) end
+end`
+
+/**
  * A new user's whole decision in one round trip: the location counter, then the Anywhere counter (seed 000).
  * Both counters are string keys, read with the token's answer, the lost minute, the epoch and the generation in
  * one MGET; a location grant is one INCR of its counter, which the sync copies into the location's state (`~c`,
@@ -108,9 +120,10 @@ end`
  * grows with the minute's grants. A token's first answer is its attempt, `*`-prefixed when the Anywhere counter
  * gave it (attempts are hex).
  * KEYS: location hash, the token's key, Anywhere counter of minute m, of m − 1, the room's lost minute, its
- * epoch, its generation, the location counter of minute m, of m − 1. ARGV: attempt, location limit, Anywhere
- * limit, location previous reported, Anywhere previous reported, the minute, recovery threshold (minute − window,
- * '' for none), the worker's epoch ('' for none) and generation ({@link lossSource}). Reply: 0 no slot, 1 location, 2
+ * epoch, its generation, the location counter of minute m, of m − 1, and for a re-entry only the ticket's register
+ * ({@link reentrySource}). ARGV: attempt, location limit, Anywhere limit, location previous reported, Anywhere
+ * previous reported, the minute, recovery threshold (minute − window, '' for none), the worker's epoch ('' for
+ * none) and generation ({@link lossSource}), the register's ttl seconds ('' for none). Reply: 0 no slot, 1 location, 2
  * Anywhere; + 4 for a repeat; + 8 × the granting counter's value before a fresh grant (its seq: the core
  * compares it with what it saw taken); −1 refused while the room recovers (a token holding its slot is answered).
  */
@@ -131,6 +144,7 @@ if limit > 0 then
   if over > 0 then limit = limit - over end
   if seq < limit then
     redis.call('SETEX', K, '${TOKEN_TTL_SECONDS}', attempt)
+    ${reentrySource('KEYS[10]', 'ARGV[10]', 'ARGV[6] + 0').replaceAll('\n', '\n    ')}
     if seq > 0 then
       redis.call('INCR', KEYS[8])
       return 1 + 8 * seq
@@ -145,13 +159,14 @@ if not via then
   if over > 0 then limit = limit - over end
   if seq >= limit then return 0 end
   redis.call('SETEX', K, '${TOKEN_TTL_SECONDS}', '*' .. attempt)
+  ${reentrySource('KEYS[10]', 'ARGV[10]', 'ARGV[6] + 0').replaceAll('\n', '\n  ')}
   if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], '${COUNTER_TTL_SECONDS}') end
   if redis.call('HINCRBY', H, '~h' .. ARGV[6], '1') > 1 then return 2 + 8 * seq end
   claim, via = H, 2
 end
 ${claimSource('ARGV[6] + 0')}return via + 8 * seq
 `,
-  sha1: '0d59791aaaacd22a187fa19eb147d6da14ae704b',
+  sha1: 'b1780e63a3ebde6a098fa3c8158ead685643ec55',
 }
 
 /**
@@ -165,7 +180,8 @@ ${claimSource('ARGV[6] + 0')}return via + 8 * seq
  * lost minute. ARGV: attempt, limit, previous reported ('' for none), kind, the minute, the first admission
  * field (`~b{m}` on the scope's hash for B and O, `~h{m}` on the location's for A), the second (`~g{m}`, on the location's for O), recovery threshold (as takeSlot's), the worker's epoch id ('' for
  * none, and always for a bare call) and generation ({@link lossSource}, marking in the admission's location hash;
- * two more KEYS: the room's epoch and generation). Reply: seq × 4 + taken + 2 × repeat; −1 refused while the
+ * two more KEYS: the room's epoch and generation), the register's ttl seconds ('' for none; for a re-entry only,
+ * KEYS[9] is the ticket's register: {@link reentrySource}). Reply: seq × 4 + taken + 2 × repeat; −1 refused while the
  * room recovers.
  */
 export const incrementScript: LuaScript = {
@@ -184,6 +200,7 @@ if over > 0 then limit = limit - over end
 if seq >= limit then return seq * 4 end
 local claim
 redis.call('SETEX', K, '${TOKEN_TTL_SECONDS}', ((kind == 'A' or kind == 'Z') and '*' or '') .. attempt .. ':' .. seq)
+${reentrySource('KEYS[9]', 'ARGV[11]', 'ARGV[5] + 0')}
 if redis.call('INCR', KEYS[3]) == 1 then
   redis.call('EXPIRE', KEYS[3], '${COUNTER_TTL_SECONDS}')
   if kind == 'L' then claim = KEYS[1] end
@@ -196,7 +213,7 @@ local field = kind == 'O' and ARGV[7] or kind == 'A' and ARGV[6]
 if field and redis.call('HINCRBY', KEYS[5], field, '1') == 1 then claim = KEYS[5] end
 ${claimSource('ARGV[5] + 0')}return seq * 4 + 1
 `,
-  sha1: '9e38680979ef035e699a635808fe6eaf89cb4060',
+  sha1: '74d5e78eadb349b8a463ad744492c8e30f0111ee',
 }
 
 export { syncScript }

@@ -3,10 +3,14 @@
  * What an adapter supplies: conditional minute counters and the aggregation transport. Everything else —
  * slot math, FIFO, tickets, estimates — is the core's. An adapter implements two primitives, `increment`
  * and `sync`; it may add `takeSlot` to fuse the location and Anywhere counters into one round trip.
- * Longer than 250 lines because it is the whole contract every adapter implements, each part documented in place.
+ * Longer than 250 lines because it is the adapter contract: every request field each adapter must honour is
+ * documented here, beside the helpers every adapter shares.
  */
 import { activeField, admittedField, anywhereAdmittedField, type RoomState, type WorkerReport } from './state.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../history/model.ts'
+import type { Reentry } from './moves.ts'
+
+export type { Reentry } from './moves.ts'
 
 /** The counter scope shared by every location: seed 000's "Anywhere" pool. */
 export const ANYWHERE = '*'
@@ -55,6 +59,13 @@ export interface CounterRequest {
    */
   epoch?: string
   generation?: number
+  /**
+   * Only for a pending renewal re-entering (session.ts `reenter`): a fresh grant also sets the ticket's register
+   * (moves.ts) to the grant's minute, in the same atomic step as the slot and its active count
+   * (moves.ts `reenteredRegister`), so the ticket's next renewal moves that count and a replayed older cookie finds
+   * the register at or past its target. Left out (every newcomer): no register is read or written.
+   */
+  reentry?: Reentry
 }
 
 export interface CounterResult {
@@ -85,6 +96,8 @@ export interface SlotRequest {
   /** {@link CounterRequest.epoch} and `generation`: the asking worker's view of the state, checked by the grant step. */
   epoch?: string
   generation?: number
+  /** {@link CounterRequest.reentry}, for both counters. */
+  reentry?: Reentry
 }
 
 export interface SlotResult {
@@ -181,11 +194,12 @@ export function admissionDeltas(request: CounterRequest): Record<string, number>
 }
 
 /** The recovery window and the worker's view of the state, as given: every counter of a slot request carries them. */
-function withSeen(counter: CounterRequest, { recoveryMinutes, epoch, generation }: SlotRequest): CounterRequest {
+function withSeen(counter: CounterRequest, { recoveryMinutes, epoch, generation, reentry }: SlotRequest): CounterRequest {
   // Assigned, not spread from temporary objects: this runs for every new user's decision (#16).
   if (recoveryMinutes !== undefined) counter.recoveryMinutes = recoveryMinutes
   if (epoch !== undefined) counter.epoch = epoch
   if (generation !== undefined) counter.generation = generation
+  if (reentry !== undefined) counter.reentry = reentry
   return counter
 }
 

@@ -112,6 +112,8 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     counter.tokens.set(request.token, seq)
     // The admission joins the location's state in this same (synchronous) step: nothing can come between.
     if (request.location !== undefined) addToLocation(room(request.roomId, request.minute * MINUTE_MS), request.location, request.minute, admissionDeltas(request), exchangeIntervalMs)
+    // A re-entry's register too (moves.ts `reenteredRegister`): the next renewal moves the count this grant made.
+    if (request.reentry) room(request.roomId, request.minute * MINUTE_MS).registers.enter(request.reentry, request.minute)
     return { taken: true, seq }
   }
 

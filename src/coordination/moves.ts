@@ -65,6 +65,28 @@ const knowsEnded = (held: number | undefined, move: Move): boolean => move.from 
 /** The minute after which a register set to `move.to` may be dropped: its count has left every window. */
 export const registerExpiresAfter = (move: Move): number => move.to + (move.to - move.since) + REGISTER_EXTRA_MINUTES
 
+/**
+ * A pending renewal re-entering through the grant step (session.ts `reenter`): the ticket whose register the grant
+ * sets, and the oldest minute its session window counts at the grant's minute (`minute − sessionDurationMinutes`,
+ * as a move's `since`: the register's expiry).
+ */
+export interface Reentry {
+  ticket: string
+  since: number
+}
+
+/**
+ * The register a re-entry's fresh grant in `minute` leaves, written in the grant's atomic step by every adapter:
+ * the grant's minute — where the grant counts the ticket — unless the register already holds that minute or a
+ * later one (a move landed first: it counts the ticket there). Undefined: unchanged. Without it the register kept
+ * the minute before the re-entry, so the next renewal read as a lost state and was put in again (counted twice),
+ * and an older pending cookie replayed in a later minute was answered "ended" and took another slot.
+ */
+export const reenteredRegister = (held: number | undefined, minute: number): number | undefined => (held !== undefined && held >= minute ? undefined : minute)
+
+/** The minute after which a re-entry's register may be dropped, as a move's to the grant's minute. */
+export const reentryExpiresAfter = (reentry: Reentry, minute: number): number => registerExpiresAfter({ ticket: reentry.ticket, to: minute, since: reentry.since })
+
 /** The key a move is tracked by in a worker: the ticket and its target minute. */
 export const moveKey = (ticketId: string, to: number): string => `${ticketId}.${to}`
 
@@ -84,15 +106,22 @@ export class MoveRegisters {
   apply(move: Move): MoveOutcome {
     const before = this.#held.get(move.ticket)
     const outcome = moveStep(before?.minute, move)
-    if (outcome.changed) {
-      const expires = registerExpiresAfter(move)
-      if (before && before.expires !== expires) this.#unfile(move.ticket, before.expires)
-      this.#held.set(move.ticket, { minute: outcome.held!, expires })
-      const bucket = this.#byExpiry.get(expires)
-      if (bucket) bucket.add(move.ticket)
-      else this.#byExpiry.set(expires, new Set([move.ticket]))
-    }
+    if (outcome.changed) this.#set(move.ticket, outcome.held!, registerExpiresAfter(move), before)
     return outcome
+  }
+
+  #set(ticket: string, minute: number, expires: number, before: { expires: number } | undefined): void {
+    if (before && before.expires !== expires) this.#unfile(ticket, before.expires)
+    this.#held.set(ticket, { minute, expires })
+    const bucket = this.#byExpiry.get(expires)
+    if (bucket) bucket.add(ticket)
+    else this.#byExpiry.set(expires, new Set([ticket]))
+  }
+
+  /** A re-entry's fresh grant in `minute` ({@link reenteredRegister}): the register moves to it, no deltas. */
+  enter(reentry: Reentry, minute: number): void {
+    const before = this.#held.get(reentry.ticket)
+    if (reenteredRegister(before?.minute, minute) !== undefined) this.#set(reentry.ticket, minute, reentryExpiresAfter(reentry, minute), before)
   }
 
   prune(minute: number): void {

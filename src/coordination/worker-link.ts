@@ -92,7 +92,11 @@ export class WorkerLink {
   #moves = new MoveAnswers()
   /** A wait of a caller's bound (not the confirmed cookie's last minute) expired; cleared by a report that gets through. */
   #timedWaitExpired = false
-  /** When (room clock) the report being tried was sent. */
+  /**
+   * When the report being tried was sent, by `performance.now()`: the clock its timeout runs on, not the room's (a
+   * room clock running ahead of the timers — a test's accelerated clock, a wall clock stepped forward — took a
+   * 250 ms-old exchange for a hanging one: break14g mixed-phase-cli).
+   */
   #reportSentAt: number | undefined
   /** Moves in reports not sent yet, by ticket: a later renewal supersedes the earlier (an outage's state ∝ tickets). */
   #unsentMoves = new UnsentMoves()
@@ -171,8 +175,8 @@ export class WorkerLink {
     if (this.#failing || !this.#moves.inFlight(key)) return undefined
     // A timed wait (the confirmed cookie still holds) is not repeated while the exchange it gave up on is under way.
     if (ms !== undefined && this.#timedWaitExpired) return undefined
-    // A report in flight for longer than timeoutMs by the room's clock is a hanging store, not a slow one.
-    if (ms === undefined && this.#reportSentAt !== undefined && now - this.#reportSentAt > this.options.timeoutMs) return undefined
+    // A report in flight for longer than timeoutMs is a hanging store, not a slow one.
+    if (ms === undefined && this.#reportSentAt !== undefined && performance.now() - this.#reportSentAt > this.options.timeoutMs) return undefined
     const answered = this.#moves.wait(key)
     this.#urgent = true
     this.sync(coordinator, location, now).catch(() => {})
@@ -477,7 +481,7 @@ export class WorkerLink {
         const report = this.#unacknowledged[0]!
         this.#propose(report, now)
         this.#unsentMoves.sending(report.moves)
-        this.#reportSentAt = this.options.clock()
+        this.#reportSentAt = performance.now()
         state = await withTimeout(coordinator.sync(report), this.options.timeoutMs, coordinator.name).finally(() => (this.#reportSentAt = undefined))
         this.#unacknowledged.shift()
         if (this.#fixes) this.#references.hold(state.references, now)

@@ -5,9 +5,11 @@
  * with its report and answered in `RoomState.moved`. On every adapter: moves sent by many processes and locations
  * at once, in any order, retried and replayed from old cookies leave each ticket counted once, in the latest minute
  * it was moved to; a late report never moves it back; a count that left the window is never put back by a move
- * (a pending renewal or a late report included: its way back is the grant step); a session of a lost state is put in. Web APIs only, like the suite.
+ * (a pending renewal or a late report included: its way back is the grant step); a session of a lost state is put in;
+ * a re-entry's grant sets the ticket's register, so its next renewal moves that count and a replayed older cookie
+ * takes nothing more. Web APIs only, like the suite.
  */
-import type { Coordinator } from '../../src/coordination/coordinator.ts'
+import { takeSlot, type Coordinator } from '../../src/coordination/coordinator.ts'
 import { MOVE_ENDED, type Move } from '../../src/coordination/moves.ts'
 import type { RoomState, WorkerReport } from '../../src/coordination/state.ts'
 import type { TestApi } from './coordinator-suite.ts'
@@ -114,5 +116,29 @@ export function movesConformance(t: TestApi, harness: MovesHarness): void {
     expect((await other.sync(report(roomId, 'LHR', MS + 9, [{ ticket: 'D', from: MINUTE + 2, to: MINUTE + 4, since: MINUTE + 3 }]))).moved).toEqual({ D: MINUTE + 4 })
     const view = await harness.propagate(coordinator, roomId, ['SJC', 'LHR'], MS + 100)
     expect(activeSums(view)).toEqual({ [`a${MINUTE}`]: 1, [`a${MINUTE + 1}`]: 1, [`a${MINUTE + 2}`]: 1, [`a${MINUTE + 3}`]: 1, [`a${MINUTE + 4}`]: 1 })
+  }, 60_000)
+  it("a re-entry's grant sets the ticket's register: its next renewal moves that count, a replayed older cookie counts nothing more", async () => {
+    const roomId = `moves-reentry-${crypto.randomUUID().slice(0, 8)}`
+    const coordinator = harness.coordinator()
+    const other = await harness.reopen(coordinator)
+    const at = (k: number, ms: number): number => MS + k * 60_000 + ms
+    // Ticket R (1-minute sessions), counted in MINUTE by its register; T, a newcomer, has none.
+    await coordinator.sync(report(roomId, 'SJC', at(0, 1), [{ ticket: 'R', to: MINUTE, since: MINUTE - 1 }]))
+    // Its pending renewal in +3: the count left the window — ended — so it re-enters through the grant step.
+    const pending = (to: number): Move => ({ ticket: 'R', from: MINUTE, to, since: to - 1 })
+    expect((await coordinator.sync(report(roomId, 'SJC', at(3, 1), [pending(MINUTE + 3)]))).moved).toEqual({ R: MOVE_ENDED })
+    const grant = (token: string, reentry?: { ticket: string; since: number }) =>
+      takeSlot(coordinator, { roomId, location: 'SJC', minute: MINUTE + 3, localLimit: 5, anywhereLimit: 0, token, ...(reentry ? { reentry } : {}) })
+    expect((await grant('R', { ticket: 'R', since: MINUTE + 2 })).admitted).toBe(true)
+    expect((await grant('T')).admitted).toBe(true)
+    // The same pending cookie replayed in the grant's minute, at another process: the register answers, not "ended".
+    expect((await other.sync(report(roomId, 'LHR', at(3, 2), [pending(MINUTE + 3)]))).moved).toEqual({ R: MINUTE + 3 })
+    // The re-entered cookie's renewal moves the grant's count (before: read as lost state, put in a second time).
+    expect((await coordinator.sync(report(roomId, 'SJC', at(4, 1), [{ ticket: 'R', from: MINUTE + 3, to: MINUTE + 4, since: MINUTE + 3 }]))).moved).toEqual({ R: MINUTE + 4 })
+    expect((await other.sync(report(roomId, 'LHR', at(4, 2), [pending(MINUTE + 4)]))).moved).toEqual({ R: MINUTE + 4 })
+    // Replayed in a later minute before R renews: it moves R's one count (before: "ended", and a second grant).
+    expect((await other.sync(report(roomId, 'LHR', at(5, 1), [pending(MINUTE + 5)]))).moved).toEqual({ R: MINUTE + 5 })
+    const view = await harness.propagate(coordinator, roomId, ['SJC', 'LHR'], at(5, 500))
+    expect(activeSums(view)).toEqual({ [`a${MINUTE}`]: 1, [`a${MINUTE + 3}`]: 1, [`a${MINUTE + 5}`]: 1 })
   }, 60_000)
 }

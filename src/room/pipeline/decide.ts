@@ -11,7 +11,7 @@ import { fifoLimits, randomLimits, releasedFraction, type CounterLimits } from '
 import { fifoRefreshSeconds } from '../../admission/refresh.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
-import { admissionDeltas, ANYWHERE, takeSlot, type Coordinator, type SlotResult } from '../../coordination/coordinator.ts'
+import { admissionDeltas, ANYWHERE, takeSlot, type Coordinator, type Reentry, type SlotResult } from '../../coordination/coordinator.ts'
 import { activeField, trafficField, waitingField } from '../../coordination/state.ts'
 import { withTimeout } from '../../coordination/timeout.ts'
 import { randomId, type Ticket } from '../../ticket/ticket.ts'
@@ -102,7 +102,7 @@ export async function askForSlot(
   location: string,
   ticket: Ticket | undefined,
   ticketId: string,
-  now: number,
+  now: number, reentry?: Reentry, // a pending renewal re-entering (session.ts `reenter`): its grant sets the ticket's register too
 ): Promise<Asked> {
   const { o } = room
   const minute = minuteOf(now)
@@ -138,7 +138,7 @@ export async function askForSlot(
           roomId: o.roomId, location, minute, ...limits,
           localPreviousReported: current.takenLastAt(location) ?? 0,
           anywherePreviousReported: current.takenLastMinute.anywhere,
-          token: ticketId, ...room.link.knownState(), // the state this worker knows: the grant step refuses a lost one
+          token: ticketId, reentry, ...room.link.knownState(), // the state this worker knows: the grant step refuses a lost one
           recoveryMinutes: o.failMode === 'closed' ? s.sessionDurationMinutes + 1 : 0, // the counter refuses as the snapshot would
         }
         // No call for a new user a refusal this minute answers (refusals.ts); under 'open' an outage admits: ask.

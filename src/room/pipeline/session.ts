@@ -138,14 +138,15 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
  * counts it active in that same step. So put-backs and newcomers together never exceed what the counters give,
  * whatever the snapshots of the workers putting users back say (before, each worker put users back while its own
  * snapshot showed a free place: several at once overshot). Refused (the room full, or recovering), the user is a
- * new user; unasked (the store failing), the renewal stays pending. The ticket's register (moves.ts) still holds the
- * minute before the crash, so its next renewal reads as a lost state and is put in once more: counted twice until the
- * grant's minute leaves the window (an over-count).
+ * new user; unasked (the store failing), the renewal stays pending. The same atomic step sets the ticket's register
+ * (moves.ts) to the grant's minute: the next renewal moves that count, and a replay of an older pending cookie finds
+ * the register at or past its target — one place, however the cookies are replayed (break14g reenter-replay).
  */
 async function reenter(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, since: number): Promise<number | undefined> {
   if (ticket.pending === undefined || ticket.pending < since) return undefined
   const minute = minuteOf(now)
-  const { result, reason } = await askForSlot(room, s, room.coordinatorOf(c), location, ticket, ticket.ticketId, now)
+  // The grant also sets the ticket's register to its minute, in its atomic step (moves.ts `reenteredRegister`).
+  const { result, reason } = await askForSlot(room, s, room.coordinatorOf(c), location, ticket, ticket.ticketId, now, { ticket: ticket.ticketId, since })
   if (reason === 'fail-closed') {
     // The grant step could not be asked (the store failing), not refused: an outage never logs out an admitted
     // user, so the renewal stays pending and the next request asks again.
