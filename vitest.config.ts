@@ -1,16 +1,13 @@
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
+import { ALONE as ALONE_FILES } from './test/support/alone.ts'
 import { testRuntimes } from './test/runtimes/vite-plugin.ts'
 
 const INCLUDE = ['src/**/*.test.ts', 'adapters/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts', 'bin/**/*.test.ts']
 const EXCLUDE = ['**/node_modules/**', '**/*.deno.test.ts', '**/*.bun.test.ts', 'test/load/**', 'test/package/**']
-/**
- * Files that judge real elapsed time (process fleets with real sync intervals, "served within 300 ms",
- * origin timeouts, a CPU-heavy case under a 60 s bound): they run one at a time, after the others, with no
- * other test file competing for the CPU — as every file did before the split. On a machine loaded by
- * other work some of them failed next to a second file and passed alone.
- */
-const ALONE = ['test/breaker/**/*.test.ts', 'test/proxy-h1.test.ts']
+// Files that judge real elapsed time run one at a time, after the others (project `alone`): the list and the
+// reason for each is in test/support/alone.ts; every other file runs in `parallel`.
+const ALONE = Object.keys(ALONE_FILES)
 
 export default defineConfig({
   // miniflare, playwright-core, edge-runtime and better-sqlite3 are installed in test/runtimes/, not the root.
