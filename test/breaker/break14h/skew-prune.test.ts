@@ -15,7 +15,7 @@ import { MINUTE, sleep, worker } from '../break14e/support.ts'
 
 afterAll(async () => { await sleep(200); await closeBackends() })
 
-async function run(backend: Backend, aheadMs: number, n: number) {
+async function run(backend: Backend, aheadMs: number, n: number, xGrants = false) {
   const aheadMinutes = aheadMs / MINUTE
   const coordinator = await coordinatorFor(backend)
   const m = 29_500_000 + Math.floor(Math.random() * 1000) * 20
@@ -26,7 +26,7 @@ async function run(backend: Backend, aheadMs: number, n: number) {
   const at = (location: string) => ({ ...options, location: () => location })
   const A = worker(coordinator, clock, roomId, at('L0')) // warm, L0
   const S = worker(coordinator, clock, roomId, at('L1')) // stale: its state predates most of minute m's traffic
-  const X = worker(coordinator, ahead, roomId, { ...at('L0'), queueAll: true }) // clock ahead; only syncs
+  const X = worker(coordinator, ahead, roomId, { ...at('L0'), queueAll: !xGrants }) // clock ahead; only syncs (queueAll) or also grants
   const grants = new Map<number, number>()
   const ask = async (w: typeof A) => {
     const r = await w(undefined)
@@ -68,5 +68,12 @@ describe('break14h: a worker clock minutes ahead prunes the reference of a minut
       }
       expect(over).toEqual([])
     }, 50_000)
+    // X also admits its own newcomers (at its minute M + 4): its grant prunes counters older than COUNTER_TTL_MINUTES
+    // before ITS minute (SQLite pruneCounters(request.minute); memory likewise), minute M's counters with them.
+    it(`${backend}: a worker 4 minutes ahead that also admits — minute M grants at most its slots`, async () => {
+      const out = await run(backend, 240_000, 10, true)
+      console.log(JSON.stringify(out))
+      expect(out.granted, JSON.stringify(out)).toBeLessThanOrEqual(out.slots)
+    }, 30_000)
   }
 })
