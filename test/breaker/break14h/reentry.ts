@@ -60,5 +60,5 @@ export async function reentryRoom({ backend, S, outage, n, pre }: RoomCase) {
     for (const name in state.locations) active += state.locations[name]!.counts[activeField(minute)] ?? 0
     return active
   }
-  return { B, C, D, clock, ticket, cookies, pending, back, grants, activeIn }
+  return { B, C, D, clock, ticket, cookies, pending, back, grants, activeIn, spy, roomId, options }
 }
