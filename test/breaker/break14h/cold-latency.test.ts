@@ -5,6 +5,8 @@
  * #propose), and the stores answer references only to proposals, so its first newcomer waits for the state
  * (ready()), then for a second exchange that proposes the reference (awaitReference), then for the grant.
  * Store `d` ms away (every call), coordinatorTimeoutMs T: the first newcomer's wait, and whether it got a slot.
+ * HELD: admitted in two round trips (506 ms at d 250, 806 ms at d 400 with T 600 — more than T in all, but each wait
+ * within its own bound); memory and SQLite.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { closeBackends, coordinatorFor, type Backend } from '../break14d/backends.ts'

@@ -11,7 +11,10 @@
  * (memory: counter.tokens; SQLite: counter_tokens keyed by scope), so B's re-entry takes L0's location counter and
  * C's takes the Anywhere counter — two fresh grants for one ticket; the second finds the register at the grant's
  * minute already (reenteredRegister: unchanged) but its grant still counts U active. Figures: 3 of 3 cases per
- * backend, 2 fresh grants, the comeback minute's active count 2 (control: 1 grant, active 1).
+ * backend, 2 fresh grants, the comeback minute's active count 2 (control: 1 grant, active 1). Redis's take-slot script
+ * keys a token's answer by room and minute, not by counter (scripts.ts takeSlotScript KEYS[2]), so there the second
+ * re-entry is answered as a repeat. (The same per-counter dedupe would let a queued ticket's cookie, sent at two
+ * locations at once, take two slots on memory/SQLite: not tested here.)
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { closeBackends, type Backend } from '../break14d/backends.ts'

@@ -25,9 +25,22 @@ export async function reentryRoom({ backend, S, outage, n, pre }: RoomCase) {
   const options = { totalActiveUsers: 40, newUsersPerMinute: n, sessionDurationMinutes: S, failMode: 'closed' as const, coordinatorTimeoutMs: 300, syncIntervalMs: 50 }
   const roomId = `b14h-reentry-${backend}-${crypto.randomUUID().slice(0, 6)}`
   const grants: string[] = []
-  const spy: Coordinator = { ...inner, name: 'spy', increment: (r) => inner.increment(r), sync: (r) => inner.sync(r), takeSlot: async (r) => { const a = await inner.takeSlot!(r); if (r.reentry && a.admitted && !a.repeat) grants.push(`${r.minute}:${r.location}:${a.via}`); return a } }
+  // grant: 'fail' throws before the store is asked; 'late' applies it, then answers `lateMs` late (past the timeout).
+  const grant = { mode: 'ok' as 'ok' | 'fail' | 'late', lateMs: 600 }
+  const spy: Coordinator = {
+    ...inner, name: 'spy', increment: (r) => inner.increment(r), sync: (r) => inner.sync(r),
+    takeSlot: async (r) => {
+      if (grant.mode === 'fail') throw new Error('grant step down')
+      const a = await inner.takeSlot!(r)
+      if (r.reentry && a.admitted && !a.repeat) grants.push(`${r.minute}:${r.location}:${a.via}`)
+      if (grant.mode === 'late') await sleep(grant.lateMs)
+      return a
+    },
+  }
   const A = locatedWorker(failing(inner, down), clock, roomId, options)
-  const [B, C, D] = [0, 1, 2].map(() => locatedWorker(spy, clock, roomId, options))
+  const B = locatedWorker(spy, clock, roomId, options)
+  const C = locatedWorker(spy, clock, roomId, options)
+  const D = locatedWorker(spy, clock, roomId, options)
   const first = await B('L0')
   const ticket = first.ticketId
   const cookies: string[] = [first.fresh!]
@@ -60,5 +73,5 @@ export async function reentryRoom({ backend, S, outage, n, pre }: RoomCase) {
     for (const name in state.locations) active += state.locations[name]!.counts[activeField(minute)] ?? 0
     return active
   }
-  return { B, C, D, clock, ticket, cookies, pending, back, grants, activeIn, spy, roomId, options }
+  return { B, C, D, clock, ticket, cookies, pending, back, grants, activeIn, spy, roomId, options, grant }
 }
