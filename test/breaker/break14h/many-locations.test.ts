@@ -1,6 +1,7 @@
 /**
  * break14h — one split per minute over MANY locations (50–300, Pareto shares), bursts of hundreds of concurrent
- * newcomers over several workers in the first second of a minute, warm / cold / stale workers (split14).
+ * newcomers over several workers in the first second of a minute, warm / cold / stale workers, processes restarted
+ * in the burst minute (two at its start, one mid-minute) (split14).
  * The bound for the burst minute M: min(newUsersPerMinute, totalActiveUsers − active), active counted from the
  * grants this test saw (an admission in minute a is active through a + session).
  * HELD: 12 seeds per backend (50/150/300 locations, rooms of 20–60, bursts of 3–6 × n over 2–4 workers): never over,
@@ -44,7 +45,12 @@ async function runCase(backend: Backend, seed: number) {
   if (fleet > 2) { clock.now = (M - 1) * MINUTE + pick(random, 30_000, 59_000); await ask(2, locations.pick()) }
   clock.now = M * MINUTE + pick(random, 0, 900)
   const burst = pick(random, 3 * n, 6 * n)
-  const answers = await Promise.all(Array.from({ length: burst }, () => ask(pick(random, 0, fleet - 1), locations.pick())))
+  // Two processes restarted in M (cold: no state, no reference) take part in the burst, and one more mid-minute.
+  ws.push(locatedWorker(coordinator, clock, roomId, options), locatedWorker(coordinator, clock, roomId, options))
+  const answers = await Promise.all(Array.from({ length: burst }, () => ask(pick(random, 0, ws.length - 1), locations.pick())))
+  clock.now = M * MINUTE + pick(random, 20_000, 50_000)
+  ws.push(locatedWorker(coordinator, clock, roomId, options))
+  answers.push(...(await Promise.all(Array.from({ length: n }, () => ask(pick(random, 0, ws.length - 1), locations.pick())))))
   let active = 0
   for (const [minute, count] of grants) if (minute >= M - session && minute < M) active += count
   const slots = Math.max(0, Math.min(n, n - active))
