@@ -4,7 +4,7 @@
  * one minute counter (and count the admission it grants), merge a report, and read a room's state back
  * into the shape the core merges, with the room's epoch.
  */
-import { admissionDeltas, effectiveLimit, refusesWhileRecovering, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
+import { admissionDeltas, effectiveLimit, refusesWhileRecovering, repeatOf, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
 import { lossAtGrant } from '../../src/coordination/grant-loss.ts'
 import { moveStep, reenteredRegister, reentryExpiresAfter, registerExpiresAfter } from '../../src/coordination/moves.ts'
 import { changesState, fieldMinute, lostMinuteIn, lostStateField, newEpoch, nextGeneration } from '../../src/coordination/state.ts'
@@ -17,7 +17,7 @@ import type { Statements } from './schema.ts'
 type Row<T> = T | null | undefined
 
 /**
- * The conditional counter: a known token gets its first answer back; else a slot if `count` is below the
+ * The conditional counter: a token known in the room's minute — at any scope, #14 — gets its first answer back; else a slot if `count` is below the
  * effective limit — `limit` lowered by what minute − 1 of the same counter gave beyond `previousReported`
  * (read in the same transaction; pruning keeps ≥ 3 minutes, so minute − 1 is still there). A fresh grant
  * adds its admission to the asking location's state here, in the caller's transaction: no crash can
@@ -28,10 +28,10 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
   const seen = request.epoch !== undefined
   const read = (
     seen
-      ? s.decisionReadsSeen.get(minute, roomId, scope, token, roomId, minute - 1, roomId, scope, roomId, roomId)
-      : s.decisionReads.get(minute, roomId, scope, token, roomId, minute - 1, roomId, scope)
+      ? s.decisionReadsSeen.get(minute, roomId, token, minute, roomId, token, roomId, minute - 1, roomId, scope, roomId, roomId)
+      : s.decisionReads.get(minute, roomId, token, minute, roomId, token, roomId, minute - 1, roomId, scope)
   ) as DecisionReads
-  if (read.earlier != null) return { taken: true, seq: read.earlier, repeat: true }
+  if (read.earlier != null) return repeatOf({ seq: read.earlier, scope: read.earlierScope! }, scope)
   const lostMinute = seen ? markLossAtGrant(s, request, read) : (read.lostMinute ?? undefined)
   if (refusesWhileRecovering(request, lostMinute)) {
     return { taken: false, seq: (s.readCounter.get(minute, roomId, scope) as Row<{ count: number }>)?.count ?? 0, recovering: true }
@@ -42,7 +42,7 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
   if (limit > 0) {
     const taken = s.takeCounter.get(minute, roomId, scope, limit) as Row<{ seq: number }>
     if (taken != null) {
-      s.rememberToken.run(minute, roomId, scope, token, taken.seq)
+      s.rememberToken.run(minute, roomId, token, scope, taken.seq)
       if (request.location !== undefined) addAdmission(s, roomId, request.location, minute, admissionDeltas(request))
       if (request.reentry) enterRegister(s, request)
       return { taken: true, seq: taken.seq }
@@ -55,6 +55,8 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
 /** What a decision reads in one statement step: `epoch` and `generation` only with `decisionReadsSeen`. */
 interface DecisionReads {
   earlier: number | null
+  /** The scope whose counter gave the token's first answer (with `earlier`). */
+  earlierScope: string | null
   lostMinute: number | null
   previous: number | null
   epoch?: string | null

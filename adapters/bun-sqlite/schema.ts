@@ -11,7 +11,11 @@ import { historySchemaSql, historyStatements, historyTablesFor, type HistoryTabl
 export interface Tables extends HistoryTables {
   /** (minute, room, scope) → count: one conditional counter per location or Anywhere, per minute. */
   counters: string
-  /** (minute, room, scope, token) → seq: who took which slot, so a retried token is answered, not counted. */
+  /**
+   * (minute, room, token) → seq, scope: who took which slot of the room's minute, so a retried token is answered, not
+   * counted — at any scope: one ticket takes one slot a minute, whichever counters its cookie asks (#14). Files made
+   * before it hold `counter_tokens`, keyed by scope too: its rows are copied in when this table is created (setup.ts).
+   */
   tokens: string
   /** (room, location, field) → value, with the field's minute for pruning. */
   state: string
@@ -38,7 +42,7 @@ export interface Tables extends HistoryTables {
 
 export const tablesFor = (prefix: string): Tables => ({
   counters: `${prefix}counters`,
-  tokens: `${prefix}counter_tokens`,
+  tokens: `${prefix}slot_tokens`,
   state: `${prefix}state`,
   locations: `${prefix}locations`,
   reports: `${prefix}reports`,
@@ -58,8 +62,8 @@ export function schemaSql(t: Tables): string {
       minute INTEGER NOT NULL, room TEXT NOT NULL, scope TEXT NOT NULL, count INTEGER NOT NULL,
       PRIMARY KEY (minute, room, scope)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS ${t.tokens} (
-      minute INTEGER NOT NULL, room TEXT NOT NULL, scope TEXT NOT NULL, token TEXT NOT NULL, seq INTEGER NOT NULL,
-      PRIMARY KEY (minute, room, scope, token)) WITHOUT ROWID;
+      minute INTEGER NOT NULL, room TEXT NOT NULL, token TEXT NOT NULL, scope TEXT NOT NULL, seq INTEGER NOT NULL,
+      PRIMARY KEY (minute, room, token)) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS ${t.state} (
       room TEXT NOT NULL, location TEXT NOT NULL, field TEXT NOT NULL, minute INTEGER NOT NULL, value INTEGER NOT NULL,
       PRIMARY KEY (room, location, field)) WITHOUT ROWID;
@@ -91,12 +95,17 @@ export function schemaSql(t: Tables): string {
 
 export type Statements = ReturnType<typeof prepareStatements>
 
+/** A decision's token read ((minute, room, token) twice): its first answer's seq and scope, both null when it has none. */
+const earlierOf = (t: Tables): string =>
+  `(SELECT seq FROM ${t.tokens} WHERE minute = ? AND room = ? AND token = ?) AS earlier,
+       (SELECT scope FROM ${t.tokens} WHERE minute = ? AND room = ? AND token = ?) AS earlierScope`
+
 export function prepareStatements(db: SqliteDatabase, t: Tables) {
   const sql = (text: string): SqliteStatement => db.prepare(text)
   return {
     ...historyStatements(sql, t),
-    /** (minute, room, scope, token) → { seq } | none */
-    findToken: sql(`SELECT seq FROM ${t.tokens} WHERE minute = ? AND room = ? AND scope = ? AND token = ?`),
+    /** (minute, room, token) → { seq } | none */
+    findToken: sql(`SELECT seq FROM ${t.tokens} WHERE minute = ? AND room = ? AND token = ?`),
     /** (minute, room, scope, limit) → { seq } when a slot was taken (count was below limit), else none. */
     takeCounter: sql(
       `INSERT INTO ${t.counters} (minute, room, scope, count) VALUES (?, ?, ?, 1)
@@ -105,20 +114,20 @@ export function prepareStatements(db: SqliteDatabase, t: Tables) {
     ),
     /**
      * A decision's three reads in one statement step (#16: each step costs the driver's call overhead):
-     * (minute, room, scope, token, room, minute − 1, room, scope) → { earlier, lostMinute, previous }, each null when absent.
+     * ((minute, room, token) twice, room, minute − 1, room, scope) → { earlier, earlierScope, lostMinute, previous }, each null when absent.
      */
     decisionReads: sql(
-      `SELECT (SELECT seq FROM ${t.tokens} WHERE minute = ? AND room = ? AND scope = ? AND token = ?) AS earlier,
+      `SELECT ${earlierOf(t)},
        (SELECT lost_minute FROM ${t.recovery} WHERE room = ?) AS lostMinute,
        (SELECT count FROM ${t.counters} WHERE minute = ? AND room = ? AND scope = ?) AS previous`,
     ),
     /**
      * The same reads with the room's epoch id and generation, for a worker that says which state it knows (the core
      * always does): the grant-time loss check (`lossAtGrant`) then costs no statement of its own (#16).
-     * (minute, room, scope, token, room, minute − 1, room, scope, room, room) → { earlier, lostMinute, previous, epoch, generation }.
+     * ((minute, room, token) twice, room, minute − 1, room, scope, room, room) → { earlier, earlierScope, lostMinute, previous, epoch, generation }.
      */
     decisionReadsSeen: sql(
-      `SELECT (SELECT seq FROM ${t.tokens} WHERE minute = ? AND room = ? AND scope = ? AND token = ?) AS earlier,
+      `SELECT ${earlierOf(t)},
        (SELECT lost_minute FROM ${t.recovery} WHERE room = ?) AS lostMinute,
        (SELECT count FROM ${t.counters} WHERE minute = ? AND room = ? AND scope = ?) AS previous,
        (SELECT epoch FROM ${t.rooms} WHERE room = ?) AS epoch,
@@ -126,8 +135,8 @@ export function prepareStatements(db: SqliteDatabase, t: Tables) {
     ),
     /** (minute, room, scope) → { count } | none */
     readCounter: sql(`SELECT count FROM ${t.counters} WHERE minute = ? AND room = ? AND scope = ?`),
-    /** (minute, room, scope, token, seq) */
-    rememberToken: sql(`INSERT INTO ${t.tokens} (minute, room, scope, token, seq) VALUES (?, ?, ?, ?, ?)`),
+    /** (minute, room, token, scope, seq) */
+    rememberToken: sql(`INSERT INTO ${t.tokens} (minute, room, token, scope, seq) VALUES (?, ?, ?, ?, ?)`),
     /** (room, id, at) → { fresh } the first time this id is seen, else none. */
     claimReport: sql(`INSERT INTO ${t.reports} (room, id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING 1 AS fresh`),
     /** (room, location, field, minute, amount) */

@@ -143,6 +143,7 @@ function createTables(db: SqliteDatabase, tables: Tables): void {
   db.exec('BEGIN IMMEDIATE')
   try {
     db.exec(schemaSql(tables))
+    copyLegacyTokens(db, tables)
     db.exec('COMMIT')
   } catch (error) {
     try {
@@ -152,6 +153,22 @@ function createTables(db: SqliteDatabase, tables: Tables): void {
     }
     throw error
   }
+}
+
+/**
+ * A file made before tokens were kept per room and minute (#14) holds them in `counter_tokens`, keyed by scope too:
+ * its rows are copied into the new table (one per token and minute: the lowest seq), so a retry across the upgrade is
+ * still answered, not counted. The old table is left for processes of the older version still on the file (they
+ * prune it themselves); this runs once, in the transaction that creates the new table.
+ */
+function copyLegacyTokens(db: SqliteDatabase, tables: Tables): void {
+  const legacy = tables.tokens.replace(/slot_tokens$/, 'counter_tokens')
+  const found = db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?`).get(legacy) as { n: number }
+  if (found.n === 0) return
+  db.exec(
+    `INSERT OR IGNORE INTO ${tables.tokens} (minute, room, token, scope, seq)
+     SELECT minute, room, token, scope, seq FROM ${legacy} ORDER BY minute, room, token, seq`,
+  )
 }
 
 /** The error for a handle that could not be made ready, saying what to fix. */

@@ -4,7 +4,9 @@
  * is a versionstamp check loop: read the counter strongly, decide `count < limit`, and commit the new count
  * only if the counter has not changed since — so the bound holds however many isolates race. `sum` cannot
  * do this: it has no condition and does not return the value. The token record is written in the same
- * commit, so a retried token finds its first answer and counts nothing.
+ * commit, so a retried token finds its first answer and counts nothing. It is keyed by room and minute, not by
+ * counter, and the commit checks it is still absent: the same token asked at another scope of the minute at once
+ * (one cookie sent at two locations) sends one of the two rounds around the loop, to find the other's answer (#14).
  *
  * A request with `previousReported` compares against `effectiveLimit` (src/coordination/coordinator.ts): its limit
  * lowered by what the same scope's counter of minute − 1 gave beyond the report. That counter is read in the
@@ -34,12 +36,12 @@
  * isolates can make a commit fail and send a round around the loop again.
  */
 import { minuteStart } from '../../src/clock.ts'
-import { admissionDeltas, COUNTER_TTL_MINUTES, effectiveLimit, refusesWhileRecovering, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
+import { admissionDeltas, COUNTER_TTL_MINUTES, effectiveLimit, refusesWhileRecovering, repeatOf, type CounterRequest, type CounterResult } from '../../src/coordination/coordinator.ts'
 import { reenteredRegister, reentryExpiresAfter } from '../../src/coordination/moves.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
 import { roomKeys, type RoomKeys } from './keys.ts'
 import { markedLoss } from './generation.ts'
-import { backoff, DRIVER_NAME, MAX_GET_MANY, MAX_MUTATIONS, retryBusy, type KvAtomic, type KvEntryMaybe, type KvKey, type KvLike } from './kv.ts'
+import { backoff, DRIVER_NAME, MAX_CHECKS, MAX_GET_MANY, MAX_MUTATIONS, retryBusy, type KvAtomic, type KvEntryMaybe, type KvKey, type KvLike } from './kv.ts'
 
 export interface CounterSettings {
   prefix: KvKey
@@ -53,6 +55,12 @@ interface Waiting {
   reject(error: unknown): void
 }
 
+/** A token's first answer in the room's minute: the seq it took and the scope whose counter gave it (#14). */
+interface TokenAnswer {
+  seq: number
+  scope: string
+}
+
 /** Counters and tokens outlive their minute by the core's TTL; `expireIn` is "at earliest", which is safe here. */
 const EXPIRE_IN_MS = (COUNTER_TTL_MINUTES + 1) * 60_000
 
@@ -61,6 +69,8 @@ const EXPIRE_IN_MS = (COUNTER_TTL_MINUTES + 1) * 60_000
  * appears in the round — that location's admission fields (`a`, `n`, `y`) and `@updated`.
  */
 const WORST_MUTATIONS_PER_REQUEST = 5
+/** A round's checks besides its requests' (the counter, the lost minute, minute − 1's counter, the epoch). */
+const ROUND_CHECKS = 4
 
 /**
  * The next round of a counter's queue: up to `maxBatch` requests whose worst-case commit (the counter, a
@@ -69,12 +79,15 @@ const WORST_MUTATIONS_PER_REQUEST = 5
 export function nextRound<T extends { request: CounterRequest }>(queue: T[], maxBatch: number): T[] {
   const locations = new Set<string | undefined>()
   let mutations = 1
+  let checks = ROUND_CHECKS
   let size = 0
   for (const { request } of queue) {
     const cost = (locations.has(request.location) ? 1 : WORST_MUTATIONS_PER_REQUEST) + (request.reentry ? 1 : 0) // a re-entry's register
-    if (size >= maxBatch || mutations + cost > MAX_MUTATIONS) break
+    const checked = 1 + (request.reentry ? 1 : 0) // its token's absence, a re-entry's register
+    if (size >= maxBatch || mutations + cost > MAX_MUTATIONS || checks + checked > MAX_CHECKS) break
     locations.add(request.location)
     mutations += cost
+    checks += checked
     size++
   }
   return queue.splice(0, Math.max(1, size))
@@ -118,7 +131,7 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
   // Minute − 1 is read (and checked) only when some request of the round asks for the correction.
   const previousKey = requests.some((request) => request.previousReported !== undefined) ? keys.counter(scope, minute - 1) : undefined
   const tokens = [...new Set(requests.map((request) => request.token))]
-  const tokenKeys = tokens.map((token) => keys.token(scope, minute, token))
+  const tokenKeys = tokens.map((token) => keys.token(minute, token))
   // The room's epoch and generation, read when a request carries the worker's (`lossAtGrant`).
   const stateKeys = requests.some((request) => request.epoch !== undefined) ? [keys.epoch, keys.generation] : []
   const heads = [counterKey, keys.lost, ...(previousKey ? [previousKey] : []), ...stateKeys]
@@ -139,15 +152,18 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
     const previous = previousEntry ? counterValue(previousEntry) : 0
     const marked = epochEntry && generationEntry && (await markedLoss(kv, keys, requests, lostMinute, epochEntry, generationEntry, lostEntry, settings))
     if (marked && attempt < settings.maxAttempts) continue
-    const earlier = new Map<string, number>()
+    const earlier = new Map<string, TokenAnswer>()
     tokenEntries.forEach((entry, i) => {
-      if (typeof entry.value === 'number') earlier.set(tokens[i]!, entry.value)
+      const held = entry.value as TokenAnswer | null
+      if (typeof held?.seq === 'number') earlier.set(tokens[i]!, held)
     })
     let next = counterValue(counter)
     const takenNow = new Map<string, number>()
     const granted: CounterRequest[] = []
     const results = requests.map((request): CounterResult => {
-      const seq = earlier.get(request.token) ?? takenNow.get(request.token)
+      const first = earlier.get(request.token)
+      if (first) return repeatOf(first, scope)
+      const seq = takenNow.get(request.token)
       if (seq !== undefined) return { taken: true, seq, repeat: true }
       if (refusesWhileRecovering(request, lostMinute)) return { taken: false, seq: next, recovering: true }
       // Each call its own limit: the round batches commits, not decisions.
@@ -169,7 +185,8 @@ async function takeRound(kv: KvLike, settings: CounterSettings, requests: Counte
       // generation: every report advances it, and every grant would race every report.)
       if (epochEntry) op.check({ key: keys.epoch, versionstamp: epochEntry.versionstamp })
       op.set(counterKey, next, { expireIn: EXPIRE_IN_MS })
-      for (const [token, seq] of takenNow) op.set(keys.token(scope, minute, token), seq, { expireIn: EXPIRE_IN_MS })
+      // Each token still absent: another scope's round may have granted it since the read (one slot a minute, #14).
+      for (const [token, seq] of takenNow) op.check({ key: keys.token(minute, token), versionstamp: null }).set(keys.token(minute, token), { seq, scope } satisfies TokenAnswer, { expireIn: EXPIRE_IN_MS })
       addAdmissions(op, keys, granted)
       if (registers) enterRegisters(op, granted, registers)
       return op.commit()
@@ -225,9 +242,8 @@ function addAdmissions(op: KvAtomic, keys: RoomKeys, granted: CounterRequest[]):
 /**
  * Reads strongly the counter, the room's lost minute, minute − 1's counter when asked, the room's epoch and
  * generation when asked (`counterKeys`), and the round's tokens. The counters come first, with as many tokens as fit in one getMany; later token chunks are read after them. That is
- * consistent: a token is only ever written together with its counter under a check on the counter's
- * versionstamp, so any token that appeared after the counter was read also changed the counter, and then
- * this round's commit fails and reads again.
+ * consistent: a token this round grants is checked absent by its commit, so one that appeared after it was read
+ * (this counter's round or another scope's) fails the commit, and the round reads again.
  */
 async function readRound(kv: KvLike, counterKeys: KvKey[], tokenKeys: KvKey[]): Promise<KvEntryMaybe[]> {
   const strong = { consistency: 'strong' } as const

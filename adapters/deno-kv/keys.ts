@@ -6,7 +6,7 @@
  *
  * ```
  * [...prefix, roomId, 'counter', scope, minute]          → number (slots taken)
- * [...prefix, roomId, 'token', scope, minute, token]     → number (the seq that token took)
+ * [...prefix, roomId, 'token', minute, token]            → { seq, scope } (the token's first answer, at any scope: #14)
  * [...prefix, roomId, 'report', reportId, chunk]         → true   (this chunk of a report was applied)
  * [...prefix, roomId, 'once', key]                       → true   (a room-wide `once` key was claimed; expiring)
  * [...prefix, roomId, 'register', ticket]                → number (the minute a renewed ticket is counted in; expiring)
@@ -28,7 +28,7 @@ export const UPDATED_AT = '@updated'
 
 export interface RoomKeys {
   counter(scope: string, minute: number): KvKey
-  token(scope: string, minute: number, token: string): KvKey
+  token(minute: number, token: string): KvKey
   report(reportId: string, chunk: number): KvKey
   /** A room-wide `once` claim: one per room, whichever location's report claimed it. */
   once(key: string): KvKey
@@ -53,7 +53,7 @@ export function roomKeys(prefix: KvKey, roomId: string): RoomKeys {
   const state = [...room, 'state']
   return {
     counter: (scope, minute) => [...room, 'counter', scope, minute],
-    token: (scope, minute, token) => [...room, 'token', scope, minute, token],
+    token: (minute, token) => [...room, 'token', minute, token],
     report: (reportId, chunk) => [...room, 'report', reportId, chunk],
     once: (key) => [...room, 'once', key],
     register: (ticket) => [...room, 'register', ticket],

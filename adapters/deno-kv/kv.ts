@@ -37,9 +37,10 @@ export interface KvLike {
   atomic(): KvAtomic
 }
 
-/** Deno KV's limits (docs: "Limits"): getMany reads at most 10 keys, an atomic holds at most 1000 mutations. */
+/** Deno KV's limits (docs: "Limits"): getMany reads at most 10 keys, an atomic holds at most 1000 mutations and 100 checks. */
 export const MAX_GET_MANY = 10
 export const MAX_MUTATIONS = 1000
+export const MAX_CHECKS = 100
 /** The largest `batchSize` a list accepts. */
 export const MAX_LIST_BATCH = 500
 

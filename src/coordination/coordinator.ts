@@ -32,7 +32,9 @@ export interface CounterRequest {
   previousReported?: number
   /**
    * The ticket id asking. A counter answers a repeated token with its first answer and does not count it
-   * again, so a retry after a lost reply never takes two slots.
+   * again, so a retry after a lost reply never takes two slots. The first answer is kept per room and minute,
+   * not per counter: a token granted by any scope of the minute is a repeat at every other scope of it (one
+   * ticket, one slot a minute, however many locations its cookie is sent to at once; #14).
    */
   token: string
   /**
@@ -75,6 +77,11 @@ export interface CounterResult {
   seq: number
   /** True when this token had already taken a slot here: the first answer again, nothing counted now. */
   repeat?: boolean
+  /**
+   * For a repeat whose first answer came from another scope's counter of the minute (#14: one slot per room, minute
+   * and token): that scope, so the answer names the counter that granted it. Left out when it is the scope asked.
+   */
+  scope?: string
   /** Refused because the room is recovering from a lost or restored state (not taken, nothing counted). */
   recovering?: boolean
 }
@@ -234,6 +241,14 @@ export const anywhereCounterRequest = (request: SlotRequest): CounterRequest =>
  * then synchronous too) or not; `fused` says the takes share one round trip (one call or one transaction), so
  * the result reports 1 — else one per counter asked.
  */
+/**
+ * A counter's answer to a token it finds granted in the room's minute (`first`: the seq it took, the scope that gave
+ * it): the first answer again, naming that scope when it is not the one asked (`CounterResult.scope`).
+ */
+export function repeatOf(first: { seq: number; scope: string }, asked: string): CounterResult {
+  return first.scope === asked ? { taken: true, seq: first.seq, repeat: true } : { taken: true, seq: first.seq, repeat: true, scope: first.scope }
+}
+
 export function takeInOrder(take: (request: CounterRequest) => CounterResult, request: SlotRequest, fused?: boolean): SlotResult
 export function takeInOrder(take: (request: CounterRequest) => Promise<CounterResult>, request: SlotRequest, fused?: boolean): Promise<SlotResult>
 export function takeInOrder(
@@ -252,7 +267,7 @@ export function takeInOrder(
     const counter = via === 'location' ? locationCounterRequest(request) : anywhereCounterRequest(request)
     const settle = (r: CounterResult): SlotResult | Promise<SlotResult> =>
       r.taken
-        ? { admitted: true, via, repeat: r.repeat === true, roundTrips: roundTrips(i + 1), seq: r.seq }
+        ? { admitted: true, via: r.scope === undefined ? via : r.scope === ANYWHERE ? 'anywhere' : 'location', repeat: r.repeat === true, roundTrips: roundTrips(i + 1), seq: r.seq }
         : r.recovering
           ? { admitted: false, recovering: true, roundTrips: roundTrips(i + 1) }
           : step(i + 1)

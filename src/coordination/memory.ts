@@ -16,6 +16,7 @@ import {
   COUNTER_TTL_MINUTES,
   effectiveLimit,
   refusesWhileRecovering,
+  repeatOf,
   takeInOrder,
   type Coordinator,
   type CounterRequest,
@@ -45,8 +46,17 @@ export interface MemoryCoordinatorOptions {
 
 interface Counter {
   count: number
-  /** Token → the sequence number it took, for idempotent retries. */
-  tokens: Map<string, number>
+  minute: number
+}
+
+/**
+ * A room's minute: token → the first answer it got (the seq it took), whichever counter granted it. Kept per
+ * (room, minute), not per counter, so a ticket takes at most one slot a minute: the same cookie asked at two
+ * locations at once (one grant from L0's counter, one from Anywhere) is a repeat the second time (#14).
+ */
+interface MinuteTokens {
+  /** Token → the seq it took and the scope whose counter gave it. */
+  seqs: Map<string, { seq: number; scope: string }>
   minute: number
 }
 
@@ -76,29 +86,52 @@ function withHistory<T extends object>(coordinator: T): T & Pick<MemoryCoordinat
 }
 
 const counterKey = (roomId: string, scope: string, minute: number): string => `${roomId}\n${scope}\n${minute}`
+const tokensKey = (roomId: string, minute: number): string => `${roomId}\n${minute}`
+
+/** The minute counters and the rooms' minute tokens, each dropped `COUNTER_TTL_MINUTES` after its minute. */
+function counterBook() {
+  const counters = new Map<string, Counter>()
+  const tokens = new Map<string, MinuteTokens>()
+  let newestMinute = 0
+  return {
+    counters,
+    counter(roomId: string, scope: string, minute: number): Counter {
+      const key = counterKey(roomId, scope, minute)
+      let counter = counters.get(key)
+      if (!counter) counters.set(key, (counter = { count: 0, minute }))
+      return counter
+    },
+    /** The room's minute: token → its first answer, whichever counter gave it. */
+    tokens(roomId: string, minute: number): MinuteTokens['seqs'] {
+      const key = tokensKey(roomId, minute)
+      let held = tokens.get(key)
+      if (!held) tokens.set(key, (held = { seqs: new Map(), minute }))
+      return held.seqs
+    },
+    prune(minute: number): void {
+      if (minute <= newestMinute) return
+      newestMinute = minute
+      for (const [key, counter] of counters) if (counter.minute < minute - COUNTER_TTL_MINUTES) counters.delete(key)
+      for (const [key, held] of tokens) if (held.minute < minute - COUNTER_TTL_MINUTES) tokens.delete(key)
+    },
+  }
+}
 
 export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): MemoryCoordinator {
   const exchangeIntervalMs = options.exchangeIntervalMs ?? 0
-  const counters = new Map<string, Counter>()
+  const book = counterBook()
+  const counters = book.counters
   const rooms = new Map<string, Room>()
-  let newestMinute = 0
 
   const room = (roomId: string, now: number): Room => roomOf(rooms, roomId, now)
 
-  const pruneCounters = (minute: number): void => {
-    if (minute <= newestMinute) return
-    newestMinute = minute
-    for (const [key, counter] of counters) if (counter.minute < minute - COUNTER_TTL_MINUTES) counters.delete(key)
-  }
-
   /** One conditional increment (synchronous: nothing here is remote). */
   const take = (request: CounterRequest): CounterResult => {
-    pruneCounters(request.minute)
-    const key = counterKey(request.roomId, request.scope, request.minute)
-    let counter = counters.get(key)
-    if (!counter) counters.set(key, (counter = { count: 0, tokens: new Map(), minute: request.minute }))
-    const earlier = counter.tokens.get(request.token)
-    if (earlier !== undefined) return { taken: true, seq: earlier, repeat: true }
+    book.prune(request.minute)
+    const counter = book.counter(request.roomId, request.scope, request.minute)
+    const held = book.tokens(request.roomId, request.minute)
+    const earlier = held.get(request.token)
+    if (earlier !== undefined) return repeatOf(earlier, request.scope)
     const seq = counter.count
     // A room this process no longer holds, or holds under another epoch, than the asking worker knew: marked here.
     const known = rooms.get(request.roomId)
@@ -109,7 +142,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
     const previous = counters.get(counterKey(request.roomId, request.scope, request.minute - 1))?.count ?? 0
     if (seq >= effectiveLimit(request.limit, previous, request.previousReported)) return { taken: false, seq }
     counter.count++
-    counter.tokens.set(request.token, seq)
+    held.set(request.token, { seq, scope: request.scope })
     // The admission joins the location's state in this same (synchronous) step: nothing can come between.
     if (request.location !== undefined) addToLocation(room(request.roomId, request.minute * MINUTE_MS), request.location, request.minute, admissionDeltas(request), exchangeIntervalMs)
     // A re-entry's register too (moves.ts `reenteredRegister`): the next renewal moves the count this grant made.

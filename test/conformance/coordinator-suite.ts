@@ -62,6 +62,13 @@ export interface ConformanceHarness {
    * colo object restarted, no exchange yet — is not compared. Left out: the grant reads the stored epoch itself.
    */
   epochAtGrantFromExchange?: boolean
+  /**
+   * The known limit of adapters whose counters are separate objects (Durable Objects: each location's counters and
+   * the Anywhere counter): a token's first answer is kept per counter, not per room and minute, so one ticket's cookie
+   * asked at two scopes of a minute at once takes a slot in each (README "Known limits"; never above a limit). Left
+   * out: one slot a minute per token, whichever scopes it asks (#14).
+   */
+  tokensPerCounter?: boolean
 }
 
 /** A fixed minute for tests: 2026-11-30 12:00 UTC. */
@@ -225,6 +232,51 @@ export function coordinatorConformance(t: TestApi, harness: ConformanceHarness):
           const refused = lost !== undefined && window > 0 && minute <= lost + window
           expect({ step, admitted: asked.admitted, recovering: asked.recovering === true }).toEqual({ step, admitted: !refused, recovering: refused })
         }
+      }
+    }, 120_000)
+
+    it('takes one slot a minute per token, whichever scopes it asks: the second scope answers a repeat (#14), generated', async () => {
+      const locations = ['SJC', 'LHR', 'NRT']
+      for (const seed of [14, 1404, 90210]) {
+        const random = seeded(seed)
+        const pick = <T,>(items: T[]): T => items[Math.floor(random() * items.length)]!
+        const roomId = room(`one-slot-${seed}`)
+        let fresh = 0
+        for (let ticket = 0; ticket < 8; ticket++) {
+          const token = `t${seed}-${ticket}`
+          // Two or three asks, the first two at different scopes: a location's counter, Anywhere, fused or bare.
+          const asks = Array.from({ length: 2 + Math.floor(random() * 2) }, () => ({ location: pick(locations), anywhere: random() < 0.5, bare: random() < 0.3 }))
+          const scopeOf = (ask: (typeof asks)[number]): string => (ask.anywhere ? ANYWHERE : ask.location)
+          if (scopeOf(asks[1]!) === scopeOf(asks[0]!)) asks[1]!.anywhere = !asks[0]!.anywhere
+          const ask = async ({ location, anywhere, bare }: (typeof asks)[number]) => {
+            if (bare) {
+              const r = await coordinator.increment({ roomId, scope: anywhere ? ANYWHERE : location, location, minute: BASE_MINUTE, limit: 50, token })
+              return { granted: r.taken, repeat: r.repeat === true }
+            }
+            const r = await takeSlot(coordinator, { roomId, location, minute: BASE_MINUTE, localLimit: anywhere ? 0 : 50, anywhereLimit: 50, token })
+            return { granted: r.admitted, repeat: r.repeat === true, via: r.via }
+          }
+          const together = random() < 0.5
+          const answers = together ? await Promise.all(asks.map(ask)) : []
+          if (!together) for (const one of asks) answers.push(await ask(one))
+          const granted = answers.filter((a) => a.granted && !a.repeat).length
+          const scopes = new Set(asks.map(scopeOf)).size
+          const seen = { seed, ticket, together, asks: asks.map(scopeOf).join(' '), answers: JSON.stringify(answers) }
+          expect({ ...seen, allGranted: answers.every((a) => a.granted) }).toEqual({ ...seen, allGranted: true })
+          // The declared limit: one slot per counter asked, never two from one counter.
+          expect({ ...seen, granted }).toEqual({ ...seen, granted: harness.tokensPerCounter ? scopes : 1 })
+          if (!together && !harness.tokensPerCounter) {
+            // In turn: every later ask is a repeat, and a fused one names the counter that gave the first answer.
+            const first = asks[0]!.anywhere ? 'anywhere' : 'location'
+            const wrong = answers.slice(1).filter((a, i) => !a.repeat || (!asks[i + 1]!.bare && a.via !== first))
+            expect({ ...seen, wrong: wrong.length }).toEqual({ ...seen, wrong: 0 })
+          }
+          fresh += granted
+        }
+        // Nothing counted again: the minute's admissions are the fresh grants alone.
+        const view = await propagate(coordinator, roomId, locations, BASE_MS + 1)
+        const admitted = locations.reduce((sum, l) => sum + (view.locations[l]?.counts[`a${BASE_MINUTE}`] ?? 0), 0)
+        expect({ seed, admitted }).toEqual({ seed, admitted: fresh })
       }
     }, 120_000)
 

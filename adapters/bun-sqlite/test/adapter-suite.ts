@@ -176,7 +176,22 @@ export function adapterSuite(t: TestApi, h: SqliteHarness): void {
       expect(count(db, 'wr_counters')).toBe(2)
       await take(MINUTE + COUNTER_TTL_MINUTES + 1, 'c')
       expect(count(db, 'wr_counters')).toBe(2) // MINUTE is gone, MINUTE + 1 is kept for late retries
-      expect(count(db, 'wr_counter_tokens')).toBe(2)
+      expect(count(db, 'wr_slot_tokens')).toBe(2)
+    })
+
+    it('copies the tokens of a file made before they were kept per room and minute: a retry across the upgrade is a repeat at any scope (#14)', async () => {
+      const path = files.next()
+      const before = connect(path)
+      // The table as versions before #14 made it, holding one grant of this minute.
+      before.exec(`CREATE TABLE wr_counter_tokens (minute INTEGER NOT NULL, room TEXT NOT NULL, scope TEXT NOT NULL, token TEXT NOT NULL, seq INTEGER NOT NULL,
+        PRIMARY KEY (minute, room, scope, token)) WITHOUT ROWID`)
+      before.prepare('INSERT INTO wr_counter_tokens VALUES (?, ?, ?, ?, ?)').run(MINUTE, 'up', 'SJC', 'old', 3)
+      const coordinator = sqliteCoordinator(connect(path))
+      for (const scope of ['SJC', 'LHR', '*']) {
+        const again = await coordinator.increment({ roomId: 'up', scope, location: 'SJC', minute: MINUTE, limit: 5, token: 'old' })
+        // The first answer, naming the scope that gave it when another was asked.
+        expect({ asked: scope, ...again }).toEqual({ asked: scope, taken: true, seq: 3, repeat: true, ...(scope === 'SJC' ? {} : { scope: 'SJC' }) })
+      }
     })
 
     it('prunes old state and report ids once per minute, and never shows old fields', async () => {

@@ -44,7 +44,7 @@ export function conformanceHarness(h: SqliteHarness): ConformanceHarness {
     generations: true,
     wipe: (_coordinator, roomId) => {
       const db = h.open(path())
-      for (const table of ['state', 'locations', 'reports', 'rooms', 'counters', 'counter_tokens', 'generations', 'recovery']) {
+      for (const table of ['state', 'locations', 'reports', 'rooms', 'counters', 'slot_tokens', 'generations', 'recovery']) {
         db.prepare(`DELETE FROM wr_${table} WHERE room = ?`).run(roomId)
       }
       db.close()

@@ -10,7 +10,7 @@ import { ANYWHERE, type CounterRequest, type CounterResult } from '../../../src/
 import type { RoomState, WorkerReport } from '../../../src/coordination/state.ts'
 import { nextRound } from '../counters.ts'
 import { denoKvCoordinator } from '../index.ts'
-import { MAX_MUTATIONS } from '../kv.ts'
+import { MAX_CHECKS, MAX_MUTATIONS } from '../kv.ts'
 import { reportChunks } from '../report.ts'
 import { expect } from './test-api.ts'
 import { watched } from './watched-kv.ts'
@@ -79,14 +79,16 @@ Deno.test('a counter commit that fails takes neither the slot nor its count; the
   expect(countsOf(await probe.sync(report('fra', AT + 1, {})))).toEqual({ fra: { [a]: 1, [n]: 1 } })
 })
 
-Deno.test('a round of hundreds of locations splits to fit 1000 mutations a commit, and counts each', async () => {
+Deno.test('a round of hundreds of locations splits to fit 1000 mutations and 100 checks a commit, and counts each', async () => {
   // The round sizes, for queues of one location and of all different ones.
   for (const distinct of [1, 2, 998]) {
     const queue = Array.from({ length: 998 }, (_, i) => ({ request: { location: `l${i % distinct}` } as CounterRequest }))
     const round = nextRound(queue, 998)
     const mutations = 1 + round.length + 4 * new Set(round.map((w) => w.request.location)).size
+    const checks = 4 + round.length // the round's own, then one per token checked absent (#14)
     expect(mutations).toBeLessThanOrEqual(MAX_MUTATIONS)
-    expect(mutations + 5).toBeGreaterThanOrEqual(MAX_MUTATIONS) // no smaller than it has to be
+    expect(checks).toBeLessThanOrEqual(MAX_CHECKS)
+    expect(mutations + 5 > MAX_MUTATIONS || checks + 1 > MAX_CHECKS).toBe(true) // no smaller than it has to be
   }
   using kv = await Deno.openKv(':memory:')
   const coordinator = denoKvCoordinator(kv, { maxBatch: 998 })
