@@ -9,6 +9,8 @@
 //   room-full   behind waitingRoom() with room for one user (the parent takes it first): queued users
 //   peer-jwt    behind hono/jwt: an HS256 JWT from a cookie verified on every request (a common alternative)
 //   peer-hmac   behind hono's getSignedCookie: an HMAC-SHA256 signed cookie checked on every request
+//   page        a Hono app answering a full room's queue page as it is (bytes and headers, a ticket cookie
+//               included), made once: what sending that answer costs this runtime without the room
 //
 // The measured app listens alone on its port; a second, plain server on another port answers the parent's
 // control requests (/stats, /reset, /exit), so nothing about the measured app changes for them. It prints
@@ -70,6 +72,18 @@ switch (kind) {
       })
       .get('/', ok)
     break
+  case 'page': {
+    // The answer a cookieless user of a full room gets (room-full's), kept: the floor of the flood path.
+    const { waitingRoom } = await dist('src/room/middleware.js')
+    const { memoryCoordinator } = await dist('adapters/memory/index.js')
+    const full = new Hono().use(waitingRoom(benchRoomOptions(false, SECRET, memoryCoordinator()))).get('/', ok)
+    await full.request('/') // the one place
+    const queued = await full.request('/')
+    const body = new Uint8Array(await queued.arrayBuffer())
+    const headers = [...queued.headers]
+    app = new Hono().get('/', () => new Response(body, { status: queued.status, headers }))
+    break
+  }
   default:
     throw new Error(`unknown server kind ${kind}`)
 }

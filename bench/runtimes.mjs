@@ -28,6 +28,9 @@ export const RUNTIME_CASES = [
   { id: 'admitted', label: 'admitted user, valid ticket', server: 'room-open', cookie: 'admitted', expect: 'session', issue: { node: 0.83, bun: 0.82, deno: 0.72 } },
   { id: 'new', label: 'new user under the limit (memory coordinator)', server: 'room-open', expect: 'slot', issue: { node: 0.14, bun: 0.11, deno: 0.08 } },
   { id: 'queued', label: 'cookieless flood against a full room (queue page)', server: 'room-full', expect: 'no-slot', status: 202, issue: { node: 0.1, bun: 0.09, deno: 0.06 } },
+  // Opt-in: the queue page a cookieless flood is answered, sent by bare Hono without the room (made once): what
+  // answering it costs the runtime itself, the floor under the flood's ratio.
+  { id: 'page', label: 'bare Hono sending the queue page as it is (no room)', server: 'page', status: 202, optIn: true },
   { id: 'too-early', label: 'queued user checking in too early', server: 'room-full', cookie: 'queued', expect: 'too-early', status: 202 },
   { id: 'peer-jwt', label: 'peer: JWT verified on every request (hono/jwt, HS256)', server: 'peer-jwt', cookie: 'jwt', issue: { node: 0.25, bun: 0.29, deno: 0.1 } },
   { id: 'peer-hmac', label: 'peer: HMAC token checked on every request (hono getSignedCookie)', server: 'peer-hmac', cookie: 'hmac', issue: { node: 0.75, bun: 0.64, deno: 0.36 } },

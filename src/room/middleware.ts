@@ -15,7 +15,7 @@ import { decide } from './pipeline/decide.ts'
 import { applyOriginCommand, stripOriginCommands } from './pipeline/origin-command.ts'
 import { carryTicket } from './ticket-carry.ts'
 import { queueResponse } from './pipeline/respond.ts'
-import { continueSession, readTicket, sessionNow, ticketCookieOf } from './pipeline/session.ts'
+import { continueSession, readTicket, sessionNow, ticketCookieOf, type TicketRead } from './pipeline/session.ts'
 import { Room } from './room.ts'
 import { registerHandler } from './registry.ts'
 import { stepAside, type Aside } from './pipeline/step-aside.ts'
@@ -73,10 +73,13 @@ function afterAside(room: Room, c: Context, next: Next, now: number, aside: Asid
   return current instanceof Promise ? current.then((s) => withSettings(room, c, next, now, s)) : withSettings(room, c, next, now, current)
 }
 
+/** What {@link readTicket} answers for a request without a ticket cookie. */
+const NO_TICKET: TicketRead = Object.freeze({ ticket: undefined, stale: false })
+
 /** Every other request from the session stage on: a ticket to open, a renewal, a challenge, a decision. */
 async function decideAwaiting(room: Room, c: Context, next: Next, now: number, s: EffectiveSettings, sent: string | null): Promise<Response | void> {
   // Session: an admitted user with a live ticket goes through with no coordinator call.
-  const read = await readTicket(room, c, now, s, sent)
+  const read = sent === null ? NO_TICKET : await readTicket(room, c, now, s, sent) // no cookie: nothing to wait for
   let { ticket } = read
   const countedMinute = ticket && ticket.acceptedAt > 0 ? await continueSession(room, c, ticket, read.stale, now, s) : undefined
   if (ticket && ticket.acceptedAt > 0 && countedMinute === undefined) ticket = undefined // counted nowhere: its session ended
@@ -104,7 +107,8 @@ async function decideAwaiting(room: Room, c: Context, next: Next, now: number, s
   const claim = challenge && challenge.passed ? ({ challenge: 1 } as const) : {}
   if (decision.outcome === 'admitted') {
     const admitted = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: now, lastCheckInTime: now, refreshIntervalSeconds: 0, ...claim }
-    await room.setTicket(c, admitted, now, s)
+    const set = room.setTicket(c, admitted, now, s)
+    if (set) await set // sealed already most often: no await
     c.set('waitingRoom', { outcome: 'admitted', reason: decision.reason, ticketId, acceptedAt: now, bucketId })
     await next()
     carryTicket(c)
@@ -121,7 +125,8 @@ async function decideAwaiting(room: Room, c: Context, next: Next, now: number, s
       cookie = await room.ticketCookie(c, { ...ticket, challenge: 1 }, now, s) // answered early: the claim is kept, nothing counted
     } else if (decision.reason !== 'too-early' && decision.reason !== 'queue-full') {
       const queuedTicket = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: decision.refresh, ...claim }
-      cookie = await room.ticketCookie(c, queuedTicket, now, s)
+      const sealed = room.ticketCookie(c, queuedTicket, now, s)
+      cookie = typeof sealed === 'string' ? sealed : await sealed // most often sealed already: no await
     }
     c.set('waitingRoom', { outcome: 'queued', reason: decision.reason, ticketId, bucketId })
   }

@@ -54,6 +54,12 @@ function forwardedProtoOf(c: Context): string | undefined {
   return c.req.header('x-forwarded-proto')
 }
 
+/** Puts a ticket's Set-Cookie line on the answer the origin gives (and on the request the origin sees). */
+function setTicketCookie(c: Context, line: string): void {
+  c.header('Set-Cookie', line, { append: true })
+  rememberTicket(c, line)
+}
+
 export class Room implements RegisteredRoom {
   readonly o: ResolvedOptions
   get roomId(): string {
@@ -169,21 +175,28 @@ export class Room implements RegisteredRoom {
     return ticket.lastCheckInTime <= now + CLOCK_SKEW_MS && now < this.sessionEndsAt(ticket, s)
   }
 
-  /** Seals `ticket` into the cookie, for as long as it lives, on the answer the origin gives. */
-  async setTicket(c: Context, ticket: Ticket, now: number, s: EffectiveSettings): Promise<void> {
-    const cookie = await this.ticketCookie(c, ticket, now, s)
-    c.header('Set-Cookie', cookie, { append: true })
-    rememberTicket(c, cookie)
+  /**
+   * Seals `ticket` into the cookie, for as long as it lives, on the answer the origin gives: at once where the
+   * seal needs no await (undefined returned), else once the returned promise settles.
+   */
+  setTicket(c: Context, ticket: Ticket, now: number, s: EffectiveSettings): Promise<void> | undefined {
+    const cookie = this.ticketCookie(c, ticket, now, s)
+    if (typeof cookie !== 'string') return cookie.then((line) => setTicketCookie(c, line))
+    setTicketCookie(c, cookie) // sealed already: nothing for the caller to wait for
+    return undefined
   }
 
-  /** The Set-Cookie line that carries `ticket` for as long as it lives (the queue answer sets it itself). */
-  async ticketCookie(c: Context, ticket: Ticket, now: number, s: EffectiveSettings): Promise<string> {
+  /**
+   * The Set-Cookie line that carries `ticket` for as long as it lives (the queue answer sets it itself): a
+   * string where the seal needs no await (ticket.ts `sealNow`), so a queued user's answer waits for nothing.
+   */
+  ticketCookie(c: Context, ticket: Ticket, now: number, s: EffectiveSettings): string | Promise<string> {
     // An admitted session is sealed with the epoch of the state it is counted in (session-epoch.ts).
     const epoch = ticket.acceptedAt > 0 ? this.link.epoch : undefined
-    if (epoch !== undefined) ticket = { ...ticket, epoch: sealedTag(epoch, this.link.generation) }
-    const value = await this.sealerOf(c).seal(ticket)
-    const maxAge = (this.sessionEndsAt(ticket, s) - now) / 1000
-    return this.cookie(c, value, maxAge)
+    const sealed = epoch === undefined ? ticket : { ...ticket, epoch: sealedTag(epoch, this.link.generation) }
+    const value = this.sealerOf(c).sealNow(sealed)
+    const line = (text: string): string => this.cookie(c, text, (this.sessionEndsAt(sealed, s) - now) / 1000)
+    return typeof value === 'string' ? line(value) : value.then(line)
   }
 
   /** The ticket cookie's header value (an empty value with max-age 0 clears it). */

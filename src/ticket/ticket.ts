@@ -8,7 +8,7 @@
  * (./aes-gcm.ts) — a new user's seal was most of the flood path's cost (issue 16). Opened tickets are
  * remembered by their exact cookie text, so a returning user costs a Map lookup and no cryptography.
  */
-import { defaultAesGcm, type AesGcm } from './aes-gcm.ts'
+import { defaultAesGcm, type AesGcm, type Sealed } from './aes-gcm.ts'
 import { decodeBase64url, encodeBase64url } from './base64url.ts'
 import { deriveTicketKey, type TicketKey } from './keys.ts'
 import { OpenedTickets } from './opened-tickets.ts'
@@ -115,6 +115,17 @@ function keyOfHeader(header: string, keys: readonly TicketKey[]): TicketKey | un
   return keys.find((key) => key.kid === h.kid)
 }
 
+/**
+ * The JWE compact serialization of a sealed ticket. Not remembered by the sealer: in a flood most sealed
+ * tickets never come back, and thousands of remembered ones outlive the young generation, so every new user
+ * paid for old-generation GC. A user who does come back costs one open (a few µs on node:crypto), then is
+ * remembered.
+ */
+function compact(key: TicketKey, iv: Uint8Array, { ciphertext, tag }: Sealed): string {
+  // BASE64URL(header) . BASE64URL(encrypted key: empty for dir) . BASE64URL(IV) . BASE64URL(ciphertext) . BASE64URL(tag)
+  return `${key.header}..${encodeBase64url(iv)}.${encodeBase64url(ciphertext)}.${encodeBase64url(tag)}`
+}
+
 export class TicketSealer {
   readonly roomId: string
   /** The AES-GCM implementation in use (node:crypto or Web Crypto). */
@@ -136,15 +147,21 @@ export class TicketSealer {
   }
 
   async seal(ticket: Ticket): Promise<string> {
-    const current = (this.#keys ?? (await this.#ready))[0]!
+    return this.sealNow(ticket)
+  }
+
+  /**
+   * {@link seal}, answered without a promise where the keys are derived and the cipher is synchronous
+   * (node:crypto): a new or queued user's request then has no await of its own for the seal (each costs a turn
+   * of the microtask queue, issue 16). A promise otherwise (Web Crypto, or keys still being derived).
+   */
+  sealNow(ticket: Ticket): string | Promise<string> {
+    const keys = this.#keys
+    if (keys === undefined) return this.#ready.then(() => this.sealNow(ticket))
+    const current = keys[0]!
     const iv = randomBytes(IV_BYTES)
     const result = this.aes.encrypt(current.key, iv, ticketJson(ticket), current.aad)
-    const { ciphertext, tag } = result instanceof Promise ? await result : result
-    // Not remembered: in a flood most sealed tickets never come back, and thousands of remembered ones
-    // outlive the young generation, so every new user paid for old-generation GC. A user who does come
-    // back costs one open (a few µs on node:crypto), then is remembered.
-    // BASE64URL(header) . BASE64URL(encrypted key: empty for dir) . BASE64URL(IV) . BASE64URL(ciphertext) . BASE64URL(tag)
-    return `${current.header}..${encodeBase64url(iv)}.${encodeBase64url(ciphertext)}.${encodeBase64url(tag)}`
+    return result instanceof Promise ? result.then((sealed) => compact(current, iv, sealed)) : compact(current, iv, result)
   }
 
   /** The remembered ticket for this exact cookie text, without cryptography; undefined when not remembered. */

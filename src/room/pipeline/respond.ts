@@ -59,6 +59,14 @@ function pageCache(room: Room, s: EffectiveSettings, now: number): Map<string, K
   return cache.pages
 }
 
+/**
+ * `application/json` anywhere in Accept, in any case: what `accept.toLowerCase().includes(…)` answers, without a
+ * lower-cased copy of the header per queued user. (No character outside ASCII lower-cases into this ASCII text
+ * on its own: U+0130 becomes two characters, the Kelvin sign a `k` it does not have.)
+ */
+const JSON_TYPE = /application\/json/i
+export const mentionsJson = (accept: string): boolean => JSON_TYPE.test(accept)
+
 /** The queue page (or JSON) for a queued or rejected user. */
 export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view: QueueView, now: number): Response {
   const { o } = room
@@ -72,7 +80,7 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
   // Cloudflare answers JSON only to exactly `Accept: application/json`; by default any mention of it will do.
   const accept = requestHeaderOf(c, 'accept') ?? ''
   const cloudflare = o.compatibility === 'cloudflare'
-  const wantsJson = cloudflare ? accept.trim() === 'application/json' : accept.toLowerCase().includes('application/json')
+  const wantsJson = cloudflare ? accept.trim() === 'application/json' : mentionsJson(accept)
   const json = wantsJson && (o.jsonResponseEnabled || !reading)
   if (json || view.challenge) {
     setHeaders(c, headers)
