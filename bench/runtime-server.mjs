@@ -81,7 +81,16 @@ switch (kind) {
     const queued = await full.request('/')
     const body = new Uint8Array(await queued.arrayBuffer())
     const headers = [...queued.headers]
-    app = new Hono().get('/', () => new Response(body, { status: queued.status, headers }))
+    // Each runtime's cheapest way, as the room answers: a plain record under node-server (one Set-Cookie line),
+    // else the headers set on the Response (Deno converts a Headers init through WebIDL, header by header).
+    const record = Object.fromEntries(headers)
+    const plain = () => new Response(body, { status: queued.status, headers: record })
+    const setAfter = () => {
+      const response = new Response(body, { status: queued.status })
+      for (const [name, value] of headers) response.headers.append(name, value)
+      return response
+    }
+    app = new Hono().get('/', globalThis.Bun || globalThis.Deno ? setAfter : plain)
     break
   }
   default:
