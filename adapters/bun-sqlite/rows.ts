@@ -26,11 +26,7 @@ type Row<T> = T | null | undefined
 export function takeCounter(s: Statements, request: CounterRequest): CounterResult {
   const { roomId, scope, minute, limit: requested, previousReported, token } = request
   const seen = request.epoch !== undefined
-  const read = (
-    seen
-      ? s.decisionReadsSeen.get(minute, roomId, token, minute, roomId, token, roomId, minute - 1, roomId, scope, roomId, roomId)
-      : s.decisionReads.get(minute, roomId, token, minute, roomId, token, roomId, minute - 1, roomId, scope)
-  ) as DecisionReads
+  const read = s.decisionReads.get(minute, roomId, token, scope) as DecisionReads
   if (read.earlier != null) return repeatOf({ seq: read.earlier, scope: read.earlierScope! }, scope)
   const lostMinute = seen ? markLossAtGrant(s, request, read) : (read.lostMinute ?? undefined)
   if (refusesWhileRecovering(request, lostMinute)) {
@@ -52,15 +48,15 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
   return { taken: false, seq: current?.count ?? 0 }
 }
 
-/** What a decision reads in one statement step: `epoch` and `generation` only with `decisionReadsSeen`. */
+/** What a decision reads in one statement step (schema.ts `decisionReads`). */
 interface DecisionReads {
   earlier: number | null
   /** The scope whose counter gave the token's first answer (with `earlier`). */
   earlierScope: string | null
   lostMinute: number | null
   previous: number | null
-  epoch?: string | null
-  generation?: number | null
+  epoch: string | null
+  generation: number | null
 }
 
 /**
