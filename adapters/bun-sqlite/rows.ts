@@ -26,7 +26,7 @@ type Row<T> = T | null | undefined
 export function takeCounter(s: Statements, request: CounterRequest): CounterResult {
   const { roomId, scope, minute, limit: requested, previousReported, token } = request
   const seen = request.epoch !== undefined
-  const read = s.decisionReads.get(minute, roomId, token, scope) as DecisionReads
+  const read = decisionReads(s.decisionReads.get(minute, roomId, token, scope) as DecisionReads | DecisionValues)
   if (read.earlier != null) return repeatOf({ seq: read.earlier, scope: read.earlierScope! }, scope)
   const lostMinute = seen ? markLossAtGrant(s, request, read) : (read.lostMinute ?? undefined)
   if (refusesWhileRecovering(request, lostMinute)) {
@@ -47,6 +47,14 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
   const current = s.readCounter.get(minute, roomId, scope) as Row<{ count: number }>
   return { taken: false, seq: current?.count ?? 0 }
 }
+
+/** The same as values, in column order, where the driver answers arrays (better-sqlite3, schema.ts `valueRows`). */
+type DecisionValues = [number | null, string | null, number | null, number | null, string | null, number | null]
+
+const decisionReads = (row: DecisionReads | DecisionValues): DecisionReads =>
+  Array.isArray(row)
+    ? { earlier: row[0], earlierScope: row[1], lostMinute: row[2], previous: row[3], epoch: row[4], generation: row[5] }
+    : row
 
 /** What a decision reads in one statement step (schema.ts `decisionReads`). */
 interface DecisionReads {
