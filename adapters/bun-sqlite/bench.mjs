@@ -9,6 +9,7 @@
 //   node_modules/.bin/bun adapters/bun-sqlite/bench.mjs [...]          (bun:sqlite)
 //   … --cases 1 --rounds 7                                             (only one decision at a time, more rounds)
 //   … --interleaved 16     (CPU per op of decisions and bare transactions in alternating blocks, one process: load-robust)
+//   … --interleaved 16 --before /other/checkout/adapters/bun-sqlite/index.ts   (that version's decisions too, same blocks: an A/B)
 //   BENCH_ADAPTER=/other/checkout/adapters/bun-sqlite/index.ts …       (another version, measured the same way)
 //
 // A decision is the fused `takeSlot` a new user costs: one BEGIN IMMEDIATE transaction that looks the
@@ -18,8 +19,8 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { adapter, openDatabase, runtime } from './test/load-adapter.mjs'
 
 const MINUTE = 29_405_520
@@ -130,33 +131,42 @@ function sameWrites(db) {
 /**
  * CPU per operation of decisions and of the bare transaction in alternating blocks of `block` on one file, in one
  * process (`--interleaved ROUNDS`): a busy machine slows both alike, where separate 1 s runs swing 2× on it.
- * Answers the bare transaction's CPU per op over the decision's, summed over the rounds.
+ * Answers the bare transaction's CPU per op over the decision's, summed over the rounds. With `before` (another
+ * version's module), its decisions run in the same rotation on their own connection: before against after.
  */
-async function interleaved(file, block, rounds) {
-  const db = openDatabase(file)
-  const coordinator = adapter.sqliteCoordinator(db)
-  const seen = await knownState(coordinator)
+async function interleaved(file, block, rounds, before) {
+  const coordinators = { takeSlot: adapter.sqliteCoordinator(openDatabase(file)) }
+  if (before) coordinators.before = before.sqliteCoordinator(openDatabase(file))
+  const seen = {}
+  for (const kind in coordinators) seen[kind] = await knownState(coordinators[kind])
   const bareDb = openDatabase(file)
   bareDb.exec('PRAGMA busy_timeout = 50; PRAGMA synchronous = NORMAL')
   const bareTransaction = sameWrites(bareDb)
   let next = 0
-  const cpu = { takeSlot: 0, transaction: 0 }
+  const kinds = ['takeSlot', 'transaction', ...(before ? ['before'] : [])]
+  const cpu = Object.fromEntries(kinds.map((kind) => [kind, 0]))
   const run = async (kind) => {
-    const before = process.cpuUsage()
+    const started = process.cpuUsage()
     for (let i = 0; i < block; i++) {
-      if (kind === 'takeSlot') await coordinator.takeSlot(slotRequest(`i${next++}`, seen))
-      else (bareTransaction(`i${next++}`), await null)
+      if (kind === 'transaction') (bareTransaction(`i${next++}`), await null)
+      else await coordinators[kind].takeSlot(slotRequest(`i${next++}`, seen[kind]))
     }
-    const used = process.cpuUsage(before)
+    const used = process.cpuUsage(started)
     return used.user + used.system
   }
-  for (let round = 0; round < 4; round++) await run('takeSlot'), await run('transaction') // warm-up
+  for (let round = 0; round < 4; round++) for (const kind of kinds) await run(kind) // warm-up
   for (let round = 0; round < rounds; round++) {
-    for (const kind of round % 2 ? ['transaction', 'takeSlot'] : ['takeSlot', 'transaction']) cpu[kind] += await run(kind)
+    // Each kind takes each place in the rotation equally often, so a slow spell of the machine falls on all alike.
+    const order = kinds.map((_, i) => kinds[(i + round) % kinds.length])
+    for (const kind of round % 2 ? order.reverse() : order) cpu[kind] += await run(kind)
   }
-  db.close()
+  for (const coordinator of Object.values(coordinators)) coordinator.close()
   bareDb.close()
-  return { decision: cpu.takeSlot / block / rounds, transaction: cpu.transaction / block / rounds, ratio: cpu.transaction / cpu.takeSlot }
+  const perOp = (kind) => cpu[kind] / block / rounds
+  return {
+    decision: perOp('takeSlot'), transaction: perOp('transaction'), ratio: cpu.transaction / cpu.takeSlot,
+    ...(before ? { before: perOp('before'), beforeRatio: cpu.transaction / cpu.before } : {}),
+  }
 }
 
 /** Up to 2,000 evenly spaced values, so children can send theirs back on one line. */
@@ -217,10 +227,13 @@ if (process.argv[2] === 'child') {
   try {
     const file = join(dir, 'interleaved.db')
     prepareFile(file)
-    const r = await interleaved(file, 500, flag('interleaved', 0))
+    const at = process.argv.indexOf('--before')
+    const before = at === -1 ? undefined : await import(pathToFileURL(resolve(process.argv[at + 1])).href)
+    const r = await interleaved(file, 500, flag('interleaved', 0), before)
     console.log(
       `bun-sqlite on ${runtime}, one decision at a time, blocks of 500 alternating with the bare transaction, load average ${loadavg()[0].toFixed(1)}: ` +
-        `CPU µs/op decision ${r.decision.toFixed(1)}, bare transaction ${r.transaction.toFixed(1)}: ${r.ratio.toFixed(3)}×`,
+        `CPU µs/op decision ${r.decision.toFixed(1)}, bare transaction ${r.transaction.toFixed(1)}: ${r.ratio.toFixed(3)}×` +
+        (before ? `; --before: decision ${r.before.toFixed(1)}: ${r.beforeRatio.toFixed(3)}×` : ''),
     )
   } finally {
     rmSync(dir, { recursive: true, force: true })

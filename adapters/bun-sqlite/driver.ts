@@ -17,6 +17,12 @@ export interface SqliteStatement {
   all(...params: SqlValue[]): unknown[]
   /** bun:sqlite only (better-sqlite3's `close()` finalizes its statements itself). */
   finalize?(): unknown
+  /**
+   * better-sqlite3: `raw(true)` answers rows as arrays of values (schema.ts `valueRows`). bun:sqlite has a `raw`
+   * too, which runs the statement: told apart by better-sqlite3's `pluck`.
+   */
+  raw?(toggle: boolean): unknown
+  pluck?(toggle: boolean): unknown
 }
 
 /** A synchronous SQLite connection: `new Database(path)` from `bun:sqlite` or `better-sqlite3`. */

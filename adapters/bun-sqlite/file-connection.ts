@@ -90,6 +90,7 @@ function reopenWithClassOf(adapter: string, db: SqliteDatabase): (path: string) 
 export function fileConnections(adapter: string, db: SqliteDatabase, o: ResolvedSqliteOptions): FileConnections {
   const path = databasePath(db)
   const files = path === undefined ? [] : filesOf(path)
+  const directory = path === undefined ? undefined : dirname(path)
   const reopen = o.reopen ?? reopenWithClassOf(adapter, db)
   let live: Live | undefined
   /** A handle left open on a cut `-shm` it could not lengthen: not closed, nor used, until the file is long enough. */
@@ -182,7 +183,7 @@ export function fileConnections(adapter: string, db: SqliteDatabase, o: Resolved
     if (path === undefined) return
     if (live && !suspect) {
       // The directory first: a file replaced after this stat changes the stamp the next check compares.
-      const stamp = directoryStamp(dirname(path))
+      const stamp = directoryStamp(directory!)
       const shm = statOf(files[2]!) // its identity and its size in one stat
       if (!sameStamp(stamp, settled) || (live.seen[2] !== undefined && !sameFile(shm, live.seen[2]))) {
         settled = undefined

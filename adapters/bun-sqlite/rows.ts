@@ -26,11 +26,7 @@ type Row<T> = T | null | undefined
 export function takeCounter(s: Statements, request: CounterRequest): CounterResult {
   const { roomId, scope, minute, limit: requested, previousReported, token } = request
   const seen = request.epoch !== undefined
-  const read = (
-    seen
-      ? s.decisionReadsSeen.get(minute, roomId, token, minute, roomId, token, roomId, minute - 1, roomId, scope, roomId, roomId)
-      : s.decisionReads.get(minute, roomId, token, minute, roomId, token, roomId, minute - 1, roomId, scope)
-  ) as DecisionReads
+  const read = decisionReads(s.decisionReads.get(minute, roomId, token, scope) as DecisionReads | DecisionValues)
   if (read.earlier != null) return repeatOf({ seq: read.earlier, scope: read.earlierScope! }, scope)
   const lostMinute = seen ? markLossAtGrant(s, request, read) : (read.lostMinute ?? undefined)
   if (refusesWhileRecovering(request, lostMinute)) {
@@ -52,15 +48,23 @@ export function takeCounter(s: Statements, request: CounterRequest): CounterResu
   return { taken: false, seq: current?.count ?? 0 }
 }
 
-/** What a decision reads in one statement step: `epoch` and `generation` only with `decisionReadsSeen`. */
+/** The same as values, in column order, where the driver answers arrays (better-sqlite3, schema.ts `valueRows`). */
+type DecisionValues = [number | null, string | null, number | null, number | null, string | null, number | null]
+
+const decisionReads = (row: DecisionReads | DecisionValues): DecisionReads =>
+  Array.isArray(row)
+    ? { earlier: row[0], earlierScope: row[1], lostMinute: row[2], previous: row[3], epoch: row[4], generation: row[5] }
+    : row
+
+/** What a decision reads in one statement step (schema.ts `decisionReads`). */
 interface DecisionReads {
   earlier: number | null
   /** The scope whose counter gave the token's first answer (with `earlier`). */
   earlierScope: string | null
   lostMinute: number | null
   previous: number | null
-  epoch?: string | null
-  generation?: number | null
+  epoch: string | null
+  generation: number | null
 }
 
 /**
