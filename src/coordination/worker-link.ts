@@ -237,7 +237,9 @@ export class WorkerLink {
     for (const sent of this.#unacknowledged) own.push(sent)
     for (const [where, deltas] of this.#pending) own.push({ location: where, deltas })
     for (const observed of this.#observed) own.push(observed)
-    const proposals = this.#references.proposals(now, report.id, { locations: state.locations, own })
+    const layers = state.layers
+    const view = layers ? { locations: layers.base, replaced: { location: layers.location, state: layers.own }, own } : { locations: state.locations, own }
+    const proposals = this.#references.proposals(now, report.id, view)
     if (proposals) report.references = proposals
     else delete report.references
   }
