@@ -11,6 +11,7 @@ const dir = option(argv, 'dir')
 const requests = Number(option(argv, 'requests', '1000'))
 const warm = Number(option(argv, 'warm', '3000'))
 const inFlight = Number(option(argv, 'in-flight', '50'))
+const turns = argv.includes('--turns')
 const before = option(argv, 'before', undefined)
 const fromBefore = (path) => import(pathToFileURL(`${before.replace(/\/$/, '')}/${path}`).href)
 const all = { ...baseCases, ...(await roomCases(dist)), ...(before ? await roomCases(fromBefore, '@before') : {}) }
@@ -24,12 +25,12 @@ const waitFor = (file) => new Promise((resolve) => {
   }, 5)
 })
 
-for (const c of cases) await runRequests(all[c], warm, inFlight)
+for (const c of cases) await runRequests(all[c], warm, inFlight, turns)
 const runs = Array.from({ length: rounds }, (_, r) => (r % 2 ? [...cases].reverse() : cases)).flat()
 for (const [i, c] of runs.entries()) {
   writeFileSync(`${dir}/ready.${i}`, c)
   await waitFor(`${dir}/go.${i}`)
-  await runRequests(all[c], requests, inFlight)
+  await runRequests(all[c], requests, inFlight, turns)
   writeFileSync(`${dir}/done.${i}`, c)
   await waitFor(`${dir}/dumped.${i}`)
 }

@@ -9,7 +9,8 @@
 // hour for six cases × three rounds on a busy machine.
 //
 //   node bench/instructions.mjs [--runtime node|bun|deno] [--cases bare,empty,admitted,new,queued,too-early]
-//                               [--requests 1000] [--rounds 3] [--warm 3000] [--in-flight 50] [--before /tmp/old/dist]
+//                               [--requests 1000] [--rounds 3] [--warm 3000] [--in-flight 50] [--turns] [--before /tmp/old/dist]
+//   (--turns: a turn of the event loop per request and worker, as inproc.mjs --turns)
 //   BENCH_DIST=/tmp/patched node bench/instructions.mjs        (another build)
 //   BENCH_KEEP=/some/dir …   (keeps each dump: `callgrind_annotate --inclusive=yes` shows where they go)
 import { spawn, execFileSync } from 'node:child_process'
@@ -31,7 +32,7 @@ const dir = mkdtempSync(join(tmpdir(), 'wr-instr-'))
 
 const script = `${benchDir}instructions-child.mjs`
 const childArgs = ['--dir', dir, '--cases', cases.join(','), '--requests', requests, '--rounds', String(rounds), '--warm', option(argv, 'warm', '3000'),
-  '--in-flight', option(argv, 'in-flight', '50'), ...(before ? ['--before', before] : [])]
+  '--in-flight', option(argv, 'in-flight', '50'), ...(argv.includes('--turns') ? ['--turns'] : []), ...(before ? ['--before', before] : [])]
 const command = runtime === 'node' ? [process.execPath, script] : runtime === 'bun' ? [runtimeBinary('bun'), script] : [runtimeBinary('deno'), 'run', '-A', script]
 const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', `--callgrind-out-file=${dir}/cg.out`, ...command, ...childArgs], {
   stdio: ['ignore', 'inherit', 'inherit'],

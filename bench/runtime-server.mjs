@@ -11,6 +11,9 @@
 //   peer-hmac   behind hono's getSignedCookie: an HMAC-SHA256 signed cookie checked on every request
 //   page        a Hono app answering a full room's queue page as it is (bytes and headers, a ticket cookie
 //               included), made once: what sending that answer costs this runtime without the room
+//   page:<how>  the same page sent another way, to find each runtime's cheapest: `string` (the page as text),
+//               `nohdr` (the bytes, no headers), `okhdr` (`ok` with the page's headers), `recordinit` (the
+//               headers as a record in the Response's init)
 //
 // The measured app listens alone on its port; a second, plain server on another port answers the parent's
 // control requests (/stats, /reset, /exit), so nothing about the measured app changes for them. It prints
@@ -20,7 +23,7 @@ import { getSignedCookie } from 'hono/cookie'
 import { jwt } from 'hono/jwt'
 import { benchRoomOptions, dist } from './lib.mjs'
 
-const kind = (globalThis.Deno ? globalThis.Deno.args : process.argv.slice(2))[0]
+const [kind, pageVariant = ''] = (globalThis.Deno ? globalThis.Deno.args : process.argv.slice(2))[0].split(':')
 export const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 
 // Counted in the server: coordinator methods (a repeat request of an admitted user must call none).
@@ -90,7 +93,23 @@ switch (kind) {
       for (const [name, value] of headers) response.headers.append(name, value)
       return response
     }
-    app = new Hono().get('/', globalThis.Bun || globalThis.Deno ? setAfter : plain)
+    const text = new TextDecoder().decode(body)
+    const answers = {
+      '': globalThis.Bun || globalThis.Deno ? setAfter : plain,
+      string: () => {
+        const response = new Response(text, { status: queued.status })
+        for (const [name, value] of headers) response.headers.append(name, value)
+        return response
+      },
+      nohdr: () => new Response(body, { status: queued.status }),
+      okhdr: () => {
+        const response = new Response('ok', { status: queued.status })
+        for (const [name, value] of headers) response.headers.append(name, value)
+        return response
+      },
+      recordinit: () => new Response(body, { status: queued.status, headers: record }),
+    }
+    app = new Hono().get('/', answers[pageVariant])
     break
   }
   default:

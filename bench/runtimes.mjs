@@ -189,7 +189,7 @@ function summarize(cases, runs) {
 
 /** Every runtime in turn; a runtime whose binary is missing is "not measured". */
 export async function runRuntimes({ runtimes = ['node', 'bun', 'deno'], caseIds, seconds = 3, rounds = 3, connections = 50, warmupSeconds = 2, before, log = console.log } = {}) {
-  let cases = caseIds ? RUNTIME_CASES.filter((c) => c.id === 'bare' || caseIds.includes(c.id)) : RUNTIME_CASES.filter((c) => !c.optIn)
+  let cases = caseIds ? [...RUNTIME_CASES, ...caseIds.filter((id) => id.startsWith('page:')).map((id) => ({ id, label: id, server: id, status: 202 }))].filter((c) => c.id === 'bare' || caseIds.includes(c.id)) : RUNTIME_CASES.filter((c) => !c.optIn)
   if (before) {
     const dist = `${before.replace(/\/$/, '')}/`
     cases = cases.flatMap((c) => (c.server.startsWith('room-') ? [c, { ...c, id: `${c.id}@before`, label: `${c.label} — before (${dist})`, dist, issue: undefined }] : [c]))

@@ -155,7 +155,7 @@ export function formatUpdated(iso: string, messages: Messages): string {
 const ranges = new WeakMap<Messages, Map<string, string>>()
 
 /** {@link formatWaitRange}, remembered per language (Intl's `formatRange` costs µs per call). */
-function waitRangeOf(low: number, high: number, messages: Messages): string {
+export function waitRangeOf(low: number, high: number, messages: Messages): string {
   let known = ranges.get(messages)
   if (!known) ranges.set(messages, (known = new Map()))
   const key = `${low}-${high}`

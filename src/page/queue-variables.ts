@@ -75,21 +75,17 @@ export function waitEstimate(q: Omit<QueueContext, 'messages' | 'refreshInterval
   return { waitTime, percentiles: [waitTime, waitTime, waitTime] }
 }
 
-/** The variables of one queue response; `estimate` when the caller computed it already. */
-export function queueVariables(q: QueueContext, estimate: WaitEstimate = waitEstimate(q)): TemplateVariables {
-  const { settings, now } = q
-  const method = settings.queueingMethod
-  const phase = settings.phase
+/** The variables the wait alone decides (a kept queue page leaves them open: pipeline/kept-page.ts). */
+export type WaitVariables = Pick<
+  TemplateVariables,
+  'waitTime' | 'waitTimeHours' | 'waitTimeHourMinutes' | 'waitTime25Percentile' | 'waitTime50Percentile' | 'waitTime75Percentile' | 'waitTimeFormatted'
+>
+
+/** {@link WaitVariables} of an estimate, under a queueing method, in a language. */
+export function waitVariables(estimate: WaitEstimate, method: string, messages: Messages): WaitVariables {
   const { waitTime, percentiles } = estimate
-  const event = phase.event
-  const eventActive = phase.active || phase.prequeueing
-  const untilStart = event && phase.prequeueing ? minutesUntil(event.eventStartTime, now) : undefined
-  const untilEnd = event && eventActive ? minutesUntil(event.eventEndTime, now) : undefined
   const waited = waitTime ?? 0
   return {
-    // Cloudflare: "always true" — the reject page is the waiting room's answer too (isRejectQueue tells it).
-    inWaitingRoom: true,
-    waitTimeKnown: waitTime !== undefined,
     waitTime: waited,
     waitTimeHours: Math.floor(waited / 60),
     waitTimeHourMinutes: waited % 60,
@@ -98,8 +94,32 @@ export function queueVariables(q: QueueContext, estimate: WaitEstimate = waitEst
     waitTime75Percentile: percentiles[2] ?? 0,
     waitTimeFormatted:
       method === 'random' && waitTime !== undefined
-        ? formatWaitBetween(percentiles[0] ?? waitTime, percentiles[2] ?? waitTime, q.messages)
-        : formatWait(waitTime, q.messages),
+        ? formatWaitBetween(percentiles[0] ?? waitTime, percentiles[2] ?? waitTime, messages)
+        : formatWait(waitTime, messages),
+  }
+}
+
+/** The variables of one queue response; `estimate` when the caller computed it already. */
+export function queueVariables(q: QueueContext, estimate: WaitEstimate = waitEstimate(q)): TemplateVariables {
+  const { settings, now } = q
+  const method = settings.queueingMethod
+  const phase = settings.phase
+  const event = phase.event
+  const eventActive = phase.active || phase.prequeueing
+  const untilStart = event && phase.prequeueing ? minutesUntil(event.eventStartTime, now) : undefined
+  const untilEnd = event && eventActive ? minutesUntil(event.eventEndTime, now) : undefined
+  const wait = waitVariables(estimate, method, q.messages)
+  return {
+    // Cloudflare: "always true" — the reject page is the waiting room's answer too (isRejectQueue tells it).
+    inWaitingRoom: true,
+    waitTimeKnown: estimate.waitTime !== undefined,
+    waitTime: wait.waitTime,
+    waitTimeHours: wait.waitTimeHours,
+    waitTimeHourMinutes: wait.waitTimeHourMinutes,
+    waitTime25Percentile: wait.waitTime25Percentile,
+    waitTime50Percentile: wait.waitTime50Percentile,
+    waitTime75Percentile: wait.waitTime75Percentile,
+    waitTimeFormatted: wait.waitTimeFormatted,
     queueIsFull: false,
     queueAll: settings.queueAll,
     lastUpdated: estimateTime(q.lastCountedAt ?? now),

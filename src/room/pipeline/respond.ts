@@ -9,9 +9,9 @@ import type { Context } from 'hono'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
 import { messagesFor, type Messages } from '../../page/messages.ts'
-import { openQueuePageBytes, renderQueuePage, renderQueuePageBytes, type TemplateVariables } from '../../page/queue-page.ts'
-import { closePage, type OpenPage } from '../../page/open-page.ts'
-import { queueVariables, waitEstimate, type QueueContext, type WaitEstimate } from '../../page/queue-variables.ts'
+import { keptQueuePage, perAnswerValues, type Kept } from '../../page/kept-page.ts'
+import { renderQueuePage, type TemplateVariables } from '../../page/queue-page.ts'
+import { queueVariables, waitEstimate, waitVariables, type QueueContext, type WaitEstimate } from '../../page/queue-variables.ts'
 import { requestHeaderOf } from '../../ticket/cookie.ts'
 import type { Room } from '../room.ts'
 import { respondWith, setHeaders, type AnswerHeaders } from './answer.ts'
@@ -33,12 +33,10 @@ export interface QueueView {
 }
 
 /**
- * Pages answered in the current second, per room, as the bytes sent. Under a flood most queue responses are the
- * same page — same language, settings, bucket, wait and second, the user's own refresh interval put in — so the
- * page made for the first of them serves the rest, already UTF-8 (encoding a 2.6 KB page cost ~7 µs per answer on Node and
- * Deno): exactly the page a render would give them. Kept by the wait the snapshot gives rather than by the
- * snapshot, which the memory coordinator replaces every event-loop turn: a per-snapshot cache missed on nearly
- * every page over HTTP (issue 16). Only pages, not JSON, never one with a challenge.
+ * Pages answered in the current second, per room (page/kept-page.ts): under a flood most queue responses are the
+ * same page but for the user's refresh interval and the wait, which the kept page leaves open. Kept per second
+ * rather than per snapshot, which the memory coordinator replaces every event-loop turn (issue 16). Only pages,
+ * not JSON, never one with a challenge.
  */
 interface Pages {
   second: number
@@ -90,60 +88,15 @@ export function queueResponse(room: Room, c: Context, s: EffectiveSettings, view
     return c.html(renderQueuePage(variables, s.template, messages), status)
   }
   const cache = pageCache(room, s, now)
-  // The wait is all the snapshot decides on a page; the event's minutes to go change within a second too.
+  // The wait is left open in the kept page with the user's refresh interval (page/kept-page.ts): the key holds
+  // what else the page shows — its second, the event's minutes to go, whether the wait is known at all.
   const estimate = waitEstimate(queueContextOf(room, s, view, now))
-  const wait = `${estimate.waitTime}\n${estimate.percentiles[0]}\n${estimate.percentiles[2]}`
   const event = s.phase.event ? `${Math.ceil((s.phase.event.eventStartTime - now) / 60_000)}\n${Math.ceil((s.phase.event.eventEndTime - now) / 60_000)}` : ''
-  // The refresh interval is jittered per user (~60 values): kept out of the key, it is put into the kept page per
-  // answer, so one page serves the whole turn (a key with it rendered nearly every page under a flood).
-  const key = `${messages.lang}\n${view.refresh > 0}\n${view.bucketId}\n${view.newlyQueued}\n${view.reason}\n${Math.floor((view.lastCountedAt ?? now) / 1000)}\n${wait}\n${event}`
-  const page = keptPage(cache, key, view.refresh) ?? renderAndKeep(cache, key, view.refresh, variablesOf(room, s, view, now, messages, estimate), s.template, messages)
+  const key = `${messages.lang}\n${view.refresh > 0}\n${view.reason}\n${Math.floor((view.lastCountedAt ?? now) / 1000)}\n${estimate.waitTime === undefined}\n${event}`
+  const values = perAnswerValues(waitVariables(estimate, s.queueingMethod, messages), view.refresh, s.template, messages)
+  const page = keptQueuePage(cache, { key, template: s.template, messages, values, variables: () => variablesOf(room, s, view, now, messages, estimate) })
   headers['content-type'] = HTML
   return respondWith(c, { status, headers, body: page })
-}
-
-/** The names a kept page leaves open: the per-user refresh interval. */
-const OPEN: readonly string[] = ['refreshIntervalSeconds']
-/** Kept under a key when its page cannot leave the refresh open: the page is then kept per refresh interval. */
-const SHUT = 'shut'
-/**
- * Under a key: the page open at the refresh interval, with the last page closed from it (a user refreshing
- * again within the second gets the same bytes, no copy; keeping every interval's page kept ~60 pages a wait
- * alive under a flood, where nobody comes back within the second: more old-generation GC), or SHUT. Under a
- * key with an interval: the page of a SHUT key, as sent.
- */
-type Kept = { open: OpenPage; refresh: number; page: Uint8Array<ArrayBuffer> } | Uint8Array<ArrayBuffer> | typeof SHUT
-
-/** The key of the page as sent with this refresh interval (a tab: no key of the other kind has one). */
-const withRefresh = (key: string, refresh: number): string => `${key}\t${refresh}`
-
-/** The kept page for `key` with this refresh interval in it; undefined when none is kept yet. */
-function keptPage(cache: Map<string, Kept>, key: string, refresh: number): Uint8Array<ArrayBuffer> | undefined {
-  const kept = cache.get(key)
-  if (kept === undefined) return undefined
-  if (kept === SHUT) return cache.get(withRefresh(key, refresh)) as Uint8Array<ArrayBuffer> | undefined
-  if (kept instanceof Uint8Array) return undefined // never under a key without an interval
-  if (kept.refresh === refresh) return kept.page
-  const page = closePage(kept.open, { refreshIntervalSeconds: refresh })
-  if (page !== undefined) {
-    kept.refresh = refresh
-    kept.page = page
-  }
-  return page
-}
-
-/** Renders the page and keeps it: open at the refresh interval where the template allows, else as it is. */
-function renderAndKeep(cache: Map<string, Kept>, key: string, refresh: number, variables: TemplateVariables, template: string | undefined, messages: Messages): Uint8Array<ArrayBuffer> {
-  const made = openQueuePageBytes(variables, template, messages, OPEN)
-  if (made instanceof Uint8Array) {
-    cache.set(key, SHUT)
-    cache.set(withRefresh(key, refresh), made)
-    return made
-  }
-  const page = closePage(made, { refreshIntervalSeconds: refresh })
-  if (page === undefined) return renderQueuePageBytes(variables, template, messages) // a refresh no skeleton takes (none)
-  cache.set(key, { open: made, refresh, page })
-  return page
 }
 
 /** The content type Hono's `c.html` answers with. */
