@@ -11,8 +11,9 @@ import { fifoLimits, randomLimits, releasedFraction, type CounterLimits } from '
 import { fifoRefreshSeconds } from '../../admission/refresh.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
-import { admissionDeltas, ANYWHERE, takeSlot, type Coordinator, type Reentry, type SlotResult } from '../../coordination/coordinator.ts'
+import { admissionDeltas, ANYWHERE, type Coordinator, type Reentry, type SlotResult } from '../../coordination/coordinator.ts'
 import { activeField, trafficField, waitingField } from '../../coordination/state.ts'
+import { takeSlotBatched } from '../../coordination/slot-batch.ts'
 import { withTimeout } from '../../coordination/timeout.ts'
 import { randomId, type Ticket } from '../../ticket/ticket.ts'
 import type { DecisionReason } from '../decision.ts'
@@ -143,7 +144,8 @@ export async function askForSlot(
         }
         // No call for a new user a refusal this minute answers (refusals.ts); under 'open' an outage admits: ask.
         if (!ticket && o.failMode === 'closed' && room.refusals.refuses(location, minute, request)) return asked
-        asked.result = await withTimeout(takeSlot(coordinator, request), o.coordinatorTimeoutMs, coordinator.name)
+        // Batched with the turn's other new users of the room when the adapter can decide them in one call (slot-batch.ts).
+        asked.result = await withTimeout(takeSlotBatched(coordinator, request), o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'
         else if (!asked.result.recovering) room.refusals.note(location, minute, request) // a full counter, not a recovering room
