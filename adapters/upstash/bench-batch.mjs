@@ -16,9 +16,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { createClient } from 'redis'
 import { bundleNodeModule, root } from './test/bundle.mjs'
-import { decisionPaths, warmRoom } from './test/bench-paths.mjs'
+import { connect, decisionPaths, warmRoom } from './test/bench-paths.mjs'
 
 const DECISIONS = Number(process.argv[2] ?? 4000)
 const CROWDS = (process.argv[3] ?? '1,8,50').split(',').map(Number)
@@ -37,19 +36,7 @@ if (process.env.BENCH_BEFORE) sides.before = await load(process.env.BENCH_BEFORE
 const server = CALLGRIND
   ? spawn('valgrind', ['--tool=callgrind', '--toggle-collect=evalShaCommand', `--callgrind-out-file=${dir}/cg.out`, 'redis-server', '--port', String(PORT), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
   : spawn('redis-server', ['--port', String(PORT), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-async function connect() {
-  for (let tries = 0; ; tries++) {
-    const client = createClient({ url: `redis://127.0.0.1:${PORT}`, socket: { reconnectStrategy: false } })
-    client.on('error', () => {})
-    try {
-      return await client.connect()
-    } catch (error) {
-      if (tries > 300) throw error
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
-  }
-}
-const client = await connect()
+const client = await connect(PORT)
 
 let dumps = 0
 /** Instructions inside evalShaCommand since the last call (callgrind only). */

@@ -68,7 +68,7 @@ const requestArbitrary = fc.record({
   view: viewArbitrary,
   reentry: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined, freq: 4 }),
 })
-type Generated = fc.infer<typeof requestArbitrary>
+type Generated = typeof requestArbitrary extends fc.Arbitrary<infer T> ? T : never
 
 let rooms = 0
 /** A room synced once (its epoch and generation: what a worker's view holds), and the requests as its worker would send them. */
@@ -82,8 +82,8 @@ async function prepare(coordinator: Coordinator, generated: Generated[], lossy: 
     const view = lossy || g.view === undefined ? g.view : 'own'
     const request: SlotRequest = { ...rest, roomId, minute: later ? MINUTE + 1 : MINUTE, token: `t${token}`, localLimit: g.localLimit || (g.anywhereLimit ? 0 : 1) }
     if (view) {
-      request.epoch = view === 'stale' ? 'an-epoch-long-gone' : state.epoch.id
-      request.generation = state.generation + (view === 'ahead' ? 1 : 0)
+      request.epoch = view === 'stale' ? 'an-epoch-long-gone' : state.epoch!.id
+      request.generation = (state.generation ?? 0) + (view === 'ahead' ? 1 : 0)
     }
     if (reentry !== undefined) request.reentry = { ticket: `t${token}`, since: MINUTE - reentry }
     return request

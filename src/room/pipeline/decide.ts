@@ -142,9 +142,8 @@ export async function askForSlot(
           token: ticketId, reentry, ...room.link.knownState(), // the state this worker knows: the grant step refuses a lost one
           recoveryMinutes: o.failMode === 'closed' ? s.sessionDurationMinutes + 1 : 0, // the counter refuses as the snapshot would
         }
-        // No call for a new user a refusal this minute answers (refusals.ts); under 'open' an outage admits: ask.
+        // No call for a new user a refusal this minute answers (refusals.ts); under 'open' an outage admits: ask (batched: slot-batch.ts).
         if (!ticket && o.failMode === 'closed' && room.refusals.refuses(location, minute, request)) return asked
-        // Batched with the turn's other new users of the room when the adapter can decide them in one call (slot-batch.ts).
         asked.result = await withTimeout(takeSlotBatched(coordinator, request), o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'
@@ -168,9 +167,8 @@ export async function askForSlot(
 }
 
 /**
- * A granting counter whose count is below what the coordinator had answered taken from it this minute before
- * the slot was asked for (that answer alone: this worker's own observed grants may be in it already,
- * worker-link.ts `takenInState`).
+ * A granting counter whose count is below what the coordinator had answered taken from it this minute before the slot
+ * was asked for (that answer alone: this worker's own observed grants may be in it already, worker-link.ts `takenInState`).
  */
 function counterWentBack(reported: { local: number; anywhere: number }, result: SlotResult): boolean {
   if (!result.admitted || result.repeat || result.seq === undefined) return false
