@@ -156,7 +156,20 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
     return guard.check(minute, keys.epoch)
   }
 
-  const coordinator: UpstashCoordinator = {
+  const takeSlots = async (requests: readonly SlotRequest[]): Promise<SlotResult[]> => {
+    const rooms = byRoom(requests)
+    const results: SlotResult[] = new Array(requests.length)
+    await Promise.all([...rooms].map(async ([roomId, indexes]) => {
+      const keys = keysOf(roomId)
+      const ofRoom = indexes.map((i) => requests[i]!)
+      for (const minute of new Set(ofRoom.map((request) => request.minute))) await guarded(roomId, minute, keys)
+      const answers = await takeSlotsOfRoom(redis, keys, ofRoom, synced.get(roomId))
+      indexes.forEach((i, at) => (results[i] = answers[at]!))
+    }))
+    return results
+  }
+
+  const coordinator: Omit<UpstashCoordinator, 'takeSlots'> = {
     name: DRIVER_NAME,
     fixesReferences: true,
 
@@ -171,21 +184,8 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       return { taken: (code & 1) === 1, seq }
     },
 
-    async takeSlots(requests: readonly SlotRequest[]): Promise<SlotResult[]> {
-      const rooms = byRoom(requests)
-      const results: SlotResult[] = new Array(requests.length)
-      await Promise.all([...rooms].map(async ([roomId, indexes]) => {
-        const keys = keysOf(roomId)
-        const ofRoom = indexes.map((i) => requests[i]!)
-        for (const minute of new Set(ofRoom.map((request) => request.minute))) await guarded(roomId, minute, keys)
-        const answers = await takeSlotsOfRoom(redis, keys, ofRoom, synced.get(roomId))
-        indexes.forEach((i, at) => (results[i] = answers[at]!))
-      }))
-      return results
-    },
-
     // A batch of one: the same script, so a single decision and a crowd's are decided by one Lua body.
-    takeSlot: async (request: SlotRequest): Promise<SlotResult> => (await coordinator.takeSlots([request]))[0]!,
+    takeSlot: async (request: SlotRequest): Promise<SlotResult> => (await takeSlots([request]))[0]!,
 
     async sync(report: WorkerReport): Promise<RoomState> {
       const keys = keysOf(report.roomId)
@@ -203,10 +203,11 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
     recordHistory: (batch) => recordHistory(redis, historyKeysOf(batch.roomId), batch),
     readHistory: (query) => readHistory(redis, historyKeysOf(query.roomId), query),
   }
-  if (options.preferredSyncIntervalMs !== undefined) {
-    return { ...coordinator, preferredSyncIntervalMs: options.preferredSyncIntervalMs }
-  }
-  return coordinator
+  // Not enumerable: a wrapper that spreads this coordinator and overrides `takeSlot` (a spy, a metrics layer) is asked
+  // per request as before, not bypassed by a copied `takeSlots`; the core batches only through a `takeSlots` it is given.
+  const withBatches = (target: Coordinator): UpstashCoordinator =>
+    Object.defineProperty(target, 'takeSlots', { value: takeSlots, enumerable: false }) as UpstashCoordinator
+  return withBatches(options.preferredSyncIntervalMs === undefined ? coordinator : { ...coordinator, preferredSyncIntervalMs: options.preferredSyncIntervalMs })
 }
 
 /** The same coordinator, named for self-hosted Redis (node-redis over TCP via `fromNodeRedis`). */
