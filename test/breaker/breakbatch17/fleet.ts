@@ -1,0 +1,50 @@
+/** breakbatch17 support: "processes" = waitingRoom() apps, each with its OWN Redis connection + coordinator, one shared room. */
+import { Hono } from 'hono'
+import { createClient } from 'redis'
+import { waitingRoom, type Coordinator, type WaitingRoomEnv, type WaitingRoomOptions } from '../../../src/index.ts'
+import { fromNodeRedis, redisCoordinator } from '../../../adapters/upstash/index.ts'
+
+export const MINUTE = 60_000
+export const SECRET = 'breakbatch17-secret-0123456789-abcdefghij'
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export async function connect(url = 'redis://127.0.0.1:6379/13') {
+  const client = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: false } })
+  client.on('error', () => {})
+  await client.connect()
+  return client
+}
+export type Client = Awaited<ReturnType<typeof connect>>
+
+export function process(coordinator: Coordinator, clock: { now: number }, roomId: string, options: WaitingRoomOptions) {
+  const app = new Hono<WaitingRoomEnv>()
+  app.use('*', waitingRoom({ secret: SECRET, roomId, clock: () => clock.now, coordinator, location: (c) => c.req.header('x-loc') ?? 'none', ...options }))
+  app.all('*', (c) => c.text(`${c.get('waitingRoom').reason} ${c.get('waitingRoom').ticketId ?? ''}`))
+  return async (cookie?: string, location = 'none') => {
+    const headers: Record<string, string> = { 'x-loc': location }
+    if (cookie) headers.cookie = `__wroom=${cookie}`
+    const response = await app.request('/', { headers })
+    const [reason, ticketId] = (await response.text()).split(' ')
+    const set = response.headers.getSetCookie().find((c) => c.startsWith('__wroom='))
+    const fresh = set ? set.slice(8, set.indexOf(';')) || undefined : undefined
+    return { status: response.status, admitted: reason === 'slot' || reason === 'session' || reason === 'fail-open', reason: reason!, ticketId: ticketId ?? '', fresh }
+  }
+}
+
+export const redisProcess = (client: Client, prefix: string) => redisCoordinator(fromNodeRedis(client), { prefix })
+
+/** Counts takeSlots / takeSlot calls and the requests in them (a Proxy: takeSlots is not enumerable). */
+export function counting(inner: Coordinator) {
+  const calls = { takeSlots: [] as number[], takeSlot: 0 }
+  const proxy = new Proxy(inner, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver)
+      if (key === 'takeSlots' && typeof value === 'function') return (rs: unknown[]) => { calls.takeSlots.push(rs.length); return value.call(target, rs) }
+      if (key === 'takeSlot' && typeof value === 'function') return (r: unknown) => { calls.takeSlot++; return value.call(target, r) }
+      return value
+    },
+  })
+  return { coordinator: proxy as Coordinator, calls }
+}
+
+export const minuteStart = () => (29_000_000 + Math.floor(Math.random() * 100_000) * 10) * MINUTE + 1_000
