@@ -18,13 +18,16 @@ export type Client = Awaited<ReturnType<typeof connect>>
 
 export function process(coordinator: Coordinator, clock: { now: number }, roomId: string, options: WaitingRoomOptions) {
   const app = new Hono<WaitingRoomEnv>()
+  // The decision of a queued user too (its page says no reason): read after the room answered.
+  app.use('*', async (c, next) => { await next(); const d = c.get('waitingRoom'); if (d) c.header('x-reason', `${d.reason} ${d.ticketId ?? ''}`) })
   app.use('*', waitingRoom({ secret: SECRET, roomId, clock: () => clock.now, coordinator, location: (c) => c.req.header('x-loc') ?? 'none', ...options }))
   app.all('*', (c) => c.text(`${c.get('waitingRoom').reason} ${c.get('waitingRoom').ticketId ?? ''}`))
   return async (cookie?: string, location = 'none') => {
     const headers: Record<string, string> = { 'x-loc': location }
     if (cookie) headers.cookie = `__wroom=${cookie}`
     const response = await app.request('/', { headers })
-    const [reason, ticketId] = (await response.text()).split(' ')
+    await response.text()
+    const [reason, ticketId] = (response.headers.get('x-reason') ?? 'none').split(' ')
     const set = response.headers.getSetCookie().find((c) => c.startsWith('__wroom='))
     const fresh = set ? set.slice(8, set.indexOf(';')) || undefined : undefined
     return { status: response.status, admitted: reason === 'slot' || reason === 'session' || reason === 'fail-open', reason: reason!, ticketId: ticketId ?? '', fresh }
