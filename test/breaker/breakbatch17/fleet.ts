@@ -2,7 +2,7 @@
 import { Hono } from 'hono'
 import { createClient } from 'redis'
 import { waitingRoom, type Coordinator, type WaitingRoomEnv, type WaitingRoomOptions } from '../../../src/index.ts'
-import { fromNodeRedis, redisCoordinator } from '../../../adapters/upstash/index.ts'
+import { fromNodeRedis, redisCoordinator, SCRIPTS, type RedisScripting } from '../../../adapters/upstash/index.ts'
 
 export const MINUTE = 60_000
 export const SECRET = 'breakbatch17-secret-0123456789-abcdefghij'
@@ -35,6 +35,21 @@ export function process(coordinator: Coordinator, clock: { now: number }, roomId
 }
 
 export const redisProcess = (client: Client, prefix: string) => redisCoordinator(fromNodeRedis(client), { prefix })
+
+/**
+ * A Redis coordinator whose slot-script calls are counted at the driver (`RedisScripting`), below the coordinator:
+ * `scripts` = script calls, `requests` = the requests they carried (ARGV after the batch's header and profiles).
+ */
+export function countingRedis(client: Client, prefix: string) {
+  const slotSha = SCRIPTS.find((s) => s.name === 'takeSlot')!.sha1
+  const calls = { scripts: 0 }
+  const inner = fromNodeRedis(client)
+  const scripting: RedisScripting = {
+    evalsha: (sha, keys, args) => { if (sha === slotSha) calls.scripts++; return inner.evalsha(sha, keys, args) },
+    eval: (script, keys, args) => inner.eval(script, keys, args),
+  }
+  return { coordinator: redisCoordinator(scripting, { prefix }), calls }
+}
 
 /** Counts takeSlots / takeSlot calls and the requests in them (a Proxy: takeSlots is not enumerable). */
 export function counting(inner: Coordinator) {
