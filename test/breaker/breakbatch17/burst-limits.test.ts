@@ -34,7 +34,7 @@ describe('breakbatch17: bursts in one turn over Redis keep the limits exact and 
       const roomId = `bb17-${k.seed}`
       const clock = { now: minuteStart() }
       const options = { totalActiveUsers: k.total, newUsersPerMinute: k.n, sessionDurationMinutes: 30, failMode: 'closed' as const, coordinatorTimeoutMs: 5000, syncIntervalMs: 0 }
-      const procs = []
+      const procs: ReturnType<typeof process>[] = []
       for (let p = 0; p < k.processes; p++) {
         const client = await connect()
         clients.push(client)

@@ -32,7 +32,7 @@ function start(args: string[]): Promise<string> {
 const minuteOf = () => Math.floor(Date.now() / 60_000)
 
 describe('breakbatch17 CLI: two --redis proxies, bursts of new users at once', () => {
-  for (const [burst, n] of [[150, 20], [400, 97]]) {
+  for (const [burst, n] of [[150, 20], [400, 97]] as [number, number][]) {
     it(`bursts of ${burst} per proxy, newUsersPerMinute ${n}`, async () => {
       const hits = new Map<string, number>() // new user id (query) → origin hits
       origin = createServer((req, res) => { const id = new URL(req.url!, 'http://x').searchParams.get('u')!; hits.set(id, (hits.get(id) ?? 0) + 1); res.end('ok') })

@@ -64,7 +64,7 @@ describe('breakbatch17: Redis failing mid-burst — each request follows failMod
 })
 
 describe('breakbatch17: SCRIPT FLUSH before a burst (every batch answered NOSCRIPT, then loads): limits still exact', () => {
-  for (const [burst, n] of [[1, 1], [64, 10], [150, 70], [300, 129]]) {
+  for (const [burst, n] of [[1, 1], [64, 10], [150, 70], [300, 129]] as [number, number][]) {
     it(`burst ${burst}, n ${n}`, async () => {
       const { url } = await ownRedis()
       const clock = { now: minuteStart() }

@@ -21,7 +21,7 @@ async function setup(n = 1000) {
 const slotCalls = (calls: { scripts: number }) => calls.scripts
 
 describe('breakbatch17: admitted users make no slot call; a single new user is asked for at once', () => {
-  for (const [sessions, newcomers] of [[1, 0], [50, 0], [64, 10], [200, 1]]) {
+  for (const [sessions, newcomers] of [[1, 0], [50, 0], [64, 10], [200, 1]] as [number, number][]) {
     it(`${sessions} admitted users + ${newcomers} new users in one turn: slot calls only for the new`, async () => {
       const { proc, calls } = await setup()
       const admitted = []

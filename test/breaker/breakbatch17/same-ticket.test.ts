@@ -16,7 +16,7 @@ describe('breakbatch17: a ticket asking twice in one batch is counted once', () 
       const roomId = 'bb17-idem'
       const clock = { now: minuteStart() }
       const options = { totalActiveUsers: 1000, newUsersPerMinute: n, sessionDurationMinutes: 30, failMode: 'closed' as const, coordinatorTimeoutMs: 5000, syncIntervalMs: 0 }
-      const procs = []
+      const procs: ReturnType<typeof process>[] = []
       for (let p = 0; p < processes; p++) {
         const client = await connect()
         clients.push(client)
