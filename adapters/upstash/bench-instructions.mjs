@@ -14,9 +14,8 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { createClient } from 'redis'
 import { bundleNodeModule, root } from './test/bundle.mjs'
-import { decisionPaths, warmRoom } from './test/bench-paths.mjs'
+import { connect, decisionPaths, warmRoom } from './test/bench-paths.mjs'
 
 const DECISIONS = Number(process.argv[2] ?? 1000)
 const ROOM_SIZE = 250
@@ -40,19 +39,6 @@ function startServer(entry, port) {
     ['--tool=callgrind', `--toggle-collect=${entry}`, `--callgrind-out-file=${dir}/cg-${entry}.out`, 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no'],
     { stdio: 'ignore' },
   )
-}
-/** A client of the server once it answers (valgrind takes seconds to start it on a busy machine). */
-async function connect(port) {
-  for (let tries = 0; ; tries++) {
-    const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } })
-    client.on('error', () => {})
-    try {
-      return await client.connect()
-    } catch (error) {
-      if (tries > 300) throw error
-      await new Promise((resolve) => setTimeout(resolve, 200))
-    }
-  }
 }
 let counting = 'evalShaCommand'
 let server = startServer(counting, PORT)

@@ -4,7 +4,7 @@
  * counter, then Anywhere) is one round trip and a worker's report merge is another. Works over Upstash's
  * REST API (`@upstash/redis`: Vercel Edge, Cloudflare, Deno) and over TCP (node-redis via `fromNodeRedis`).
  */
-import { ANYWHERE, DEFAULT_RECOVERY_MINUTES, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
+import { ANYWHERE, type Coordinator, type CounterRequest, type CounterResult, type SlotRequest, type SlotResult } from '../../src/coordination/coordinator.ts'
 import { WaitingRoomError } from '../../src/errors.ts'
 import { reentryExpiresAfter, registerExpiresAfter, type Reentry } from '../../src/coordination/moves.ts'
 import { REFERENCE_KEEP_MINUTES } from '../../src/coordination/reference.ts'
@@ -12,7 +12,9 @@ import { onceRetentionMinutes, type RoomEpoch, type RoomState, type WorkerReport
 import { grantFields, roomKeys, type RoomKeys } from './keys.ts'
 import { readRoomState } from './room-state.ts'
 import { DRIVER_NAME, replyInteger, runScript, type RedisScripting } from './run-script.ts'
-import { incrementScript, syncScript, takeSlotScript } from './scripts.ts'
+import { incrementScript, syncScript } from './scripts.ts'
+import { newAttempt, recoveryArg, reportedArg, seenArgs } from './script-args.ts'
+import { byRoom, takeSlotsOfRoom } from './take-slots.ts'
 import { historyKeys, readHistory, recordHistory } from './history.ts'
 import { evictionGuard, type EvictionGuard } from './eviction-guard.ts'
 import type { HistoryBatch, HistoryQuery, HistoryRow } from '../../src/history/model.ts'
@@ -28,44 +30,9 @@ export interface UpstashCoordinatorOptions {
 
 export interface UpstashCoordinator extends Coordinator {
   takeSlot(request: SlotRequest): Promise<SlotResult>
+  takeSlots(requests: readonly SlotRequest[]): Promise<SlotResult[]>
   recordHistory(batch: HistoryBatch): Promise<void>
   readHistory(query: HistoryQuery): Promise<HistoryRow[]>
-}
-
-/**
- * A random id per adapter call. A transport retry resends the same command, so the script recognizes
- * its own attempt and answers as the first time (not `repeat`): the core then counts the admission once,
- * exactly as if the reply had not been lost.
- */
-function newAttempt(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(8))
-  let hex = ''
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0')
-  return hex
-}
-
-/** A `previousReported` as a script argument: '' when left out (no correction). */
-function reportedArg(previousReported: number | undefined): string {
-  return previousReported === undefined ? '' : String(previousReported)
-}
-
-/**
- * The recovery window as the scripts take it: the earliest lost minute that refuses a fresh grant of `minute`
- * (`refusesWhileRecovering`: refused while minute ≤ lost + window), '' for a window of 0 (never refuse).
- */
-function recoveryArg(minute: number, recoveryMinutes: number | undefined): string {
-  const window = recoveryMinutes ?? DEFAULT_RECOVERY_MINUTES
-  return window > 0 ? String(minute - window) : ''
-}
-
-/**
- * The worker's view of the state for the scripts' grant-time check (scripts.ts `lossSource`): '' for none. An
- * epoch this coordinator's last sync of the room answered goes whole (`startedAt:id`, as the room's key holds
- * it), so Redis compares it in one string equality instead of cutting the id out of the stored value (#16).
- */
-function seenArgs(request: { epoch?: string | undefined; generation?: number | undefined }, synced: RoomEpoch | undefined): [string, string] {
-  const epoch = request.epoch !== undefined && synced?.id === request.epoch ? `${synced.startedAt}:${synced.id}` : (request.epoch ?? '')
-  return [epoch, String(request.generation ?? 0)]
 }
 
 /**
@@ -189,7 +156,20 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
     return guard.check(minute, keys.epoch)
   }
 
-  const coordinator: UpstashCoordinator = {
+  const takeSlots = async (requests: readonly SlotRequest[]): Promise<SlotResult[]> => {
+    const rooms = byRoom(requests)
+    const results: SlotResult[] = new Array(requests.length)
+    await Promise.all([...rooms].map(async ([roomId, indexes]) => {
+      const keys = keysOf(roomId)
+      const ofRoom = indexes.map((i) => requests[i]!)
+      for (const minute of new Set(ofRoom.map((request) => request.minute))) await guarded(roomId, minute, keys)
+      const answers = await takeSlotsOfRoom(redis, keys, ofRoom, synced.get(roomId))
+      indexes.forEach((i, at) => (results[i] = answers[at]!))
+    }))
+    return results
+  }
+
+  const coordinator: Omit<UpstashCoordinator, 'takeSlots'> = {
     name: DRIVER_NAME,
     fixesReferences: true,
 
@@ -204,33 +184,8 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
       return { taken: (code & 1) === 1, seq }
     },
 
-    async takeSlot(request: SlotRequest): Promise<SlotResult> {
-      const keys = keysOf(request.roomId)
-      await guarded(request.roomId, request.minute, keys)
-      const { reply, roundTrips } = await runScript(
-        redis,
-        takeSlotScript,
-        ...withReentry([
-          [keys.location(request.location), keys.token(request.minute, request.token), keys.anywhere(request.minute), keys.anywhere(request.minute - 1), keys.lost, keys.epoch, keys.generation, keys.counter(request.location, request.minute), keys.counter(request.location, request.minute - 1)],
-          [
-            newAttempt(),
-            String(request.localLimit),
-            String(request.anywhereLimit),
-            reportedArg(request.localPreviousReported),
-            reportedArg(request.anywherePreviousReported),
-            String(request.minute),
-            recoveryArg(request.minute, request.recoveryMinutes),
-            ...seenArgs(request, synced.get(request.roomId)),
-          ],
-        ], keys, request.minute, request.reentry),
-      )
-      const code = replyInteger(takeSlotScript, reply)
-      if (code < 0) return { admitted: false, recovering: true, roundTrips }
-      const via = code & 3
-      if (via !== 1 && via !== 2) return { admitted: false, roundTrips }
-      const repeat = (code & 4) === 4
-      return { admitted: true, via: via === 1 ? 'location' : 'anywhere', repeat, roundTrips, ...(repeat ? {} : { seq: Math.floor(code / 8) }) }
-    },
+    // A batch of one: the same script, so a single decision and a crowd's are decided by one Lua body.
+    takeSlot: async (request: SlotRequest): Promise<SlotResult> => (await takeSlots([request]))[0]!,
 
     async sync(report: WorkerReport): Promise<RoomState> {
       const keys = keysOf(report.roomId)
@@ -248,10 +203,11 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
     recordHistory: (batch) => recordHistory(redis, historyKeysOf(batch.roomId), batch),
     readHistory: (query) => readHistory(redis, historyKeysOf(query.roomId), query),
   }
-  if (options.preferredSyncIntervalMs !== undefined) {
-    return { ...coordinator, preferredSyncIntervalMs: options.preferredSyncIntervalMs }
-  }
-  return coordinator
+  // Not enumerable: a wrapper that spreads this coordinator and overrides `takeSlot` (a spy, a metrics layer) is asked
+  // per request as before, not bypassed by a copied `takeSlots`; the core batches only through a `takeSlots` it is given.
+  const withBatches = (target: Coordinator): UpstashCoordinator =>
+    Object.defineProperty(target, 'takeSlots', { value: takeSlots, enumerable: false }) as UpstashCoordinator
+  return withBatches(options.preferredSyncIntervalMs === undefined ? coordinator : { ...coordinator, preferredSyncIntervalMs: options.preferredSyncIntervalMs })
 }
 
 /** The same coordinator, named for self-hosted Redis (node-redis over TCP via `fromNodeRedis`). */

@@ -76,7 +76,7 @@ describe('upstash adapter errors', () => {
   it('a client that changes replies (a custom deserializer): says so', async () => {
     const mangled: RedisScripting = { evalsha: async () => 'OK', eval: async () => 'OK' }
     const error = await failure(upstashCoordinator(mangled).takeSlot(slot))
-    expect(error.message).toMatch(/script takeSlot answered "OK", not an integer.*custom deserializer/)
+    expect(error.message).toMatch(/script takeSlot answered "OK", not an array.*custom deserializer/)
     const synced = await failure(upstashCoordinator(mangled).sync({ id: 'r', roomId: 'errors', location: 'SJC', at: 0, keepMinutes: 5, deltas: {} }))
     expect(synced.message).toMatch(/script sync answered "OK", not an array.*custom deserializer/)
   })

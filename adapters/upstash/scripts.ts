@@ -27,8 +27,9 @@
  * either counter.
  */
 import { COUNTER_TTL_SECONDS, GRANT_STATE_TTL_SECONDS, syncScript } from './sync-script.ts'
+import { takeSlotScript, TOKEN_TTL_SECONDS } from './take-slots-script.ts'
 
-export { COUNTER_TTL_SECONDS, GRANT_STATE_TTL_SECONDS }
+export { COUNTER_TTL_SECONDS, GRANT_STATE_TTL_SECONDS, takeSlotScript, TOKEN_TTL_SECONDS }
 
 export interface LuaScript {
   /** Name for errors and metrics. */
@@ -37,9 +38,6 @@ export interface LuaScript {
   /** Lowercase hex SHA1 of `source`, as Redis names it. */
   readonly sha1: string
 }
-
-/** Seconds a token's answer and a minute's Anywhere counter live: the minute plus COUNTER_TTL_MINUTES (3) and a margin. */
-export const TOKEN_TTL_SECONDS = 300
 
 /**
  * Lua: the first read of the increment script, one MGET of string keys (`got`): the token's first answer
@@ -106,68 +104,6 @@ const reentrySource = (key: string, ttl: string, minute: string): string =>
   local held = tonumber(redis.call('GET', ${key}))
   if not held or held < ${minute} then redis.call('SETEX', ${key}, ${ttl}, ${minute}) end
 end`
-
-/**
- * A new user's whole decision in one round trip: the location counter, then the Anywhere counter (seed 000).
- * Both counters are string keys, read with the token's answer, the lost minute, the epoch and the generation in
- * one MGET; a location grant is one INCR of its counter, which the sync copies into the location's state (`~c`,
- * sync-script.ts `MIRROR_MINUTES`), an Anywhere grant also counts its admission in the location's hash (`~h`).
- * A token already holding a slot this minute gets its first answer, even if the limits changed since.
- * With a previous-reported value ('' for none), a counter's limit is lowered by what it gave in minute − 1
- * beyond it (`effectiveLimit`). Calls inside Redis (#16): location grant 3 (MGET, SETEX, INCR), Anywhere grant 4
- * (MGET, SETEX, INCR, HINCRBY), no slot, repeat or recovering 1, plus 2–4 the first time in a minute a counter
- * or a location is given a slot. The token's answer is a string key of its own, so no call scans a hash that
- * grows with the minute's grants. A token's first answer is its attempt, `*`-prefixed when the Anywhere counter
- * gave it (attempts are hex).
- * KEYS: location hash, the token's key, Anywhere counter of minute m, of m − 1, the room's lost minute, its
- * epoch, its generation, the location counter of minute m, of m − 1, and for a re-entry only the ticket's register
- * ({@link reentrySource}). ARGV: attempt, location limit, Anywhere limit, location previous reported, Anywhere
- * previous reported, the minute, recovery threshold (minute − window, '' for none), the worker's epoch ('' for
- * none) and generation ({@link lossSource}), the register's ttl seconds ('' for none). Reply: 0 no slot, 1 location, 2
- * Anywhere; + 4 for a repeat; + 8 × the granting counter's value before a fresh grant (its seq: the core
- * compares it with what it saw taken); −1 refused while the room recovers (a token holding its slot is answered).
- */
-export const takeSlotScript: LuaScript = {
-  name: 'takeSlot',
-  source: `local H, K, attempt = KEYS[1], KEYS[2], ARGV[1]
-local got = redis.call('MGET', K, KEYS[5], KEYS[3], KEYS[4], KEYS[6], KEYS[7], KEYS[8], KEYS[9])
-local earlier = got[1]
-if earlier then
-  return (string.byte(earlier) == 42 and 2 or 1) + (string.match(earlier, '^%*?([^:]*)') == attempt and 0 or 4)
-end
-${lossSource({ lost: 5, generation: 7, hash: 1 }, { epoch: 8, generation: 9, minute: 'ARGV[6] + 0' })}
-${recoveringSource(7)}
-local limit, seq, via, claim = ARGV[2] + 0
-if limit > 0 then
-  seq = (got[7] or 0) + 0
-  local over = ARGV[4] ~= '' and (got[8] or 0) - ARGV[4] or 0
-  if over > 0 then limit = limit - over end
-  if seq < limit then
-    redis.call('SETEX', K, '${TOKEN_TTL_SECONDS}', attempt)
-    ${reentrySource('KEYS[10]', 'ARGV[10]', 'ARGV[6] + 0').replaceAll('\n', '\n    ')}
-    if seq > 0 then
-      redis.call('INCR', KEYS[8])
-      return 1 + 8 * seq
-    end
-    redis.call('SETEX', KEYS[8], '${COUNTER_TTL_SECONDS}', '1')
-    claim, via = H, 1
-  end
-end
-if not via then
-  limit, seq = ARGV[3] + 0, (got[3] or 0) + 0
-  local over = seq < limit and ARGV[5] ~= '' and (got[4] or 0) - ARGV[5] or 0
-  if over > 0 then limit = limit - over end
-  if seq >= limit then return 0 end
-  redis.call('SETEX', K, '${TOKEN_TTL_SECONDS}', '*' .. attempt)
-  ${reentrySource('KEYS[10]', 'ARGV[10]', 'ARGV[6] + 0').replaceAll('\n', '\n  ')}
-  if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], '${COUNTER_TTL_SECONDS}') end
-  if redis.call('HINCRBY', H, '~h' .. ARGV[6], '1') > 1 then return 2 + 8 * seq end
-  claim, via = H, 2
-end
-${claimSource('ARGV[6] + 0')}return via + 8 * seq
-`,
-  sha1: 'b1780e63a3ebde6a098fa3c8158ead685643ec55',
-}
 
 /**
  * One conditional minute counter (the core's unfused path, and bare counters in tests and benchmarks).

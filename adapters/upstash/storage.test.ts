@@ -52,7 +52,7 @@ describe('upstash storage layout', () => {
       expect({ key, within5s: off >= 0 && off <= 5 }).toEqual({ key, within5s: true })
     }
     // Two slots, one per counter, and both admissions in SJC's state.
-    expect(await fixture.tcp.mGet([`${tag}:a:${MINUTE}`, `${tag}:k:${MINUTE}:a`, `${tag}:k:${MINUTE}:b`])).toEqual(['1', expect.stringMatching(/^[0-9a-f]{16}$/), expect.stringMatching(/^\*[0-9a-f]{16}$/)])
+    expect(await fixture.tcp.mGet([`${tag}:a:${MINUTE}`, `${tag}:k:${MINUTE}:a`, `${tag}:k:${MINUTE}:b`])).toEqual(['1', expect.stringMatching(/^[0-9a-f]{16}\.1$/), expect.stringMatching(/^\*[0-9a-f]{16}\.1$/)]) // attempt.{request in its batch}
     expect(await fixture.tcp.hGetAll(`${tag}:l:SJC`)).toEqual({ [`~c${MINUTE}`]: '1', [`~h${MINUTE}`]: '1', [`t${MINUTE}`]: '2' })
   })
 

@@ -113,7 +113,7 @@ export interface SlotResult {
   via?: 'location' | 'anywhere'
   /** The ticket had already taken this slot (a retry or a replayed cookie): count nothing again. */
   repeat?: boolean
-  /** Round trips to the backend this decision cost (1 in the common case, never more than 2). */
+  /** Round trips to the backend this decision cost (1 in the common case, never more than 2; 0 when it shared a batch's: `takeSlots`). */
   roundTrips: number
   /**
    * The granting counter's value before this grant (its `CounterResult.seq`). A worker whose snapshot saw more
@@ -152,6 +152,14 @@ export interface Coordinator {
   sync(report: WorkerReport): Promise<RoomState>
   /** Optional fused location-then-Anywhere decision in one round trip. */
   takeSlot?(request: SlotRequest): Promise<SlotResult>
+  /**
+   * Optional: several slot requests of one room decided in one atomic step (one round trip), in the order given,
+   * each exactly as `takeSlot` would decide it after the ones before it (its own token, its own limits), answered
+   * in the same order. The first result carries the round trips, the others 0. The core sends the new users one
+   * worker receives in a turn of its event loop (slot-batch.ts), so a crowd's decisions share one call; a single
+   * request is a batch of one. A failed call fails every request of it.
+   */
+  takeSlots?(requests: readonly SlotRequest[]): Promise<SlotResult[]>
   /**
    * Optional history (`src/history/model.ts`): adds a batch's counters, max-merges its gauges, once per batch
    * id, and prunes minutes older than its retention. Without it the admin API's analytics answer 501.

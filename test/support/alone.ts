@@ -45,6 +45,8 @@ export const ALONE: Record<string, string> = {
   'test/breaker/break14e/slow-store-kill.test.ts': 'a store 270-380 ms late against T 400, SIGKILL timing',
   'test/breaker/break14e/putback-race.test.ts': 'concurrent grants against coordinatorTimeoutMs 400: a timed-out re-entry stays pending (12 of 6 once at load 14)',
   'test/breaker/break14h/cold-latency.test.ts': 'the first grant of a cold process within two real round trips of a store 250-400 ms away',
+  'test/breaker/breakbatch17/fail-mode.test.ts': 'redis-server of its own paused (SIGSTOP, DEBUG SLEEP 1 s) against a 300 ms coordinator timeout',
+  'test/breaker/breakbatch17/cli-burst.test.ts': 'two CLI proxies on real Redis under bursts of 300-800 concurrent requests; waits past a minute boundary when near one',
   'test/breaker/break14g/mixed-phase-cli.test.ts': 'proxies on an accelerated clock, a slow link, SIGKILL timing',
   'test/breaker/break14g/mixed-phase-kill.test.ts': 'a store 200-900 ms late against the 150 ms wait',
   'test/breaker/break14g/multi-location-backstop.test.ts': 'a store 650 ms late, answers raced against real sleeps',

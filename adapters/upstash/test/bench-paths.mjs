@@ -3,6 +3,7 @@
  * The decision paths the Redis benches measure (`bench.mjs`: Redis µs per EVALSHA; `bench-instructions.mjs`:
  * instructions per EVALSHA under callgrind), shared so both measure the same calls.
  */
+import { createClient } from 'redis'
 
 /** A session length: the core's recovery window under `failMode: 'closed'` is one more minute. */
 const SESSION_MINUTES = 30
@@ -42,4 +43,18 @@ export async function warmRoom(coordinator, path, room, minute) {
   await coordinator.takeSlot(path(room, 'warm-up-0', seen))
   await coordinator.takeSlot(path(room, 'warm-up-1', seen))
   return seen
+}
+
+/** A client of the server once it answers (valgrind takes seconds to start it on a busy machine). */
+export async function connect(port) {
+  for (let tries = 0; ; tries++) {
+    const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } })
+    client.on('error', () => {})
+    try {
+      return await client.connect()
+    } catch (error) {
+      if (tries > 300) throw error
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
 }

@@ -11,8 +11,9 @@ import { fifoLimits, randomLimits, releasedFraction, type CounterLimits } from '
 import { fifoRefreshSeconds } from '../../admission/refresh.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
-import { admissionDeltas, ANYWHERE, takeSlot, type Coordinator, type Reentry, type SlotResult } from '../../coordination/coordinator.ts'
+import { admissionDeltas, ANYWHERE, type Coordinator, type Reentry, type SlotResult } from '../../coordination/coordinator.ts'
 import { activeField, trafficField, waitingField } from '../../coordination/state.ts'
+import { takeSlotBatched } from '../../coordination/slot-batch.ts'
 import { withTimeout } from '../../coordination/timeout.ts'
 import { randomId, type Ticket } from '../../ticket/ticket.ts'
 import type { DecisionReason } from '../decision.ts'
@@ -141,9 +142,9 @@ export async function askForSlot(
           token: ticketId, reentry, ...room.link.knownState(), // the state this worker knows: the grant step refuses a lost one
           recoveryMinutes: o.failMode === 'closed' ? s.sessionDurationMinutes + 1 : 0, // the counter refuses as the snapshot would
         }
-        // No call for a new user a refusal this minute answers (refusals.ts); under 'open' an outage admits: ask.
+        // No call for a new user a refusal this minute answers (refusals.ts); under 'open' an outage admits: ask (batched: slot-batch.ts).
         if (!ticket && o.failMode === 'closed' && room.refusals.refuses(location, minute, request)) return asked
-        asked.result = await withTimeout(takeSlot(coordinator, request), o.coordinatorTimeoutMs, coordinator.name)
+        asked.result = await withTimeout(takeSlotBatched(coordinator, request), o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'
         else if (!asked.result.recovering) room.refusals.note(location, minute, request) // a full counter, not a recovering room
@@ -166,9 +167,8 @@ export async function askForSlot(
 }
 
 /**
- * A granting counter whose count is below what the coordinator had answered taken from it this minute before
- * the slot was asked for (that answer alone: this worker's own observed grants may be in it already,
- * worker-link.ts `takenInState`).
+ * A granting counter whose count is below what the coordinator had answered taken from it this minute before the slot
+ * was asked for (that answer alone: this worker's own observed grants may be in it already, worker-link.ts `takenInState`).
  */
 function counterWentBack(reported: { local: number; anywhere: number }, result: SlotResult): boolean {
   if (!result.admitted || result.repeat || result.seq === undefined) return false
