@@ -205,8 +205,10 @@ export function upstashCoordinator(redis: RedisScripting, options: UpstashCoordi
   }
   // Not enumerable: a wrapper that spreads this coordinator and overrides `takeSlot` (a spy, a metrics layer) is asked
   // per request as before, not bypassed by a copied `takeSlots`; the core batches only through a `takeSlots` it is given.
+  // Writable and configurable, as a plain property is: a Proxy wrapping each method (tracing, timing) must be free to
+  // answer its own function for it (test/breaker/breakbatch17/proxy-wrapper.test.ts).
   const withBatches = (target: Coordinator): UpstashCoordinator =>
-    Object.defineProperty(target, 'takeSlots', { value: takeSlots, enumerable: false }) as UpstashCoordinator
+    Object.defineProperty(target, 'takeSlots', { value: takeSlots, enumerable: false, writable: true, configurable: true }) as UpstashCoordinator
   return withBatches(options.preferredSyncIntervalMs === undefined ? coordinator : { ...coordinator, preferredSyncIntervalMs: options.preferredSyncIntervalMs })
 }
 
