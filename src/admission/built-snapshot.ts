@@ -8,7 +8,7 @@ import { MINUTE_MS } from '../clock.ts'
 import type { LocationState } from '../coordination/state.ts'
 import type { LocationPart } from './location-part.ts'
 import type { Bucket, LocationSummary, Snapshot, WaitingAt } from './snapshot.ts'
-import { baseSum, type Layout } from './snapshot-layout.ts'
+import { baseSum, pair, type Layout } from './snapshot-layout.ts'
 
 /** The sums over every location's part that a snapshot shows as single numbers. */
 export interface Totals {
@@ -192,13 +192,13 @@ export class BuiltSnapshot implements Snapshot {
 
   takenBeyond(allocations: Readonly<Record<string, number>>): number {
     const beyond = (name: string, p: LocationPart | undefined) => (p?.takenThis.seen ? Math.max(0, p.takenThis.local - (allocations[name] ?? 0)) : 0)
-    return baseSum(this.#layout, this.#layout.sums.beyond, allocations, (name, part) => [beyond(name, part), 0])[0]
+    return baseSum(this.#layout, this.#layout.sums.beyond, allocations, (name, part) => pair(beyond(name, part), 0))[0]
   }
 
   untakenBehind(allocations: Readonly<Record<string, number>>): { behind: number; untaken: number } {
     const start = this.minute * MINUTE_MS
     const [untaken, behind] = baseSum(this.#layout, this.#layout.sums.behind, allocations, (name, part, state) =>
-      part && state!.updatedAt < start ? [Math.max(0, (allocations[name] ?? 0) - (part.takenLast.seen ? part.takenLast.local : 0)), 1] : [0, 0],
+      part && state!.updatedAt < start ? pair(Math.max(0, (allocations[name] ?? 0) - (part.takenLast.seen ? part.takenLast.local : 0)), 1) : pair(0, 0),
     )
     return { behind, untaken }
   }
