@@ -8,59 +8,8 @@ import { MINUTE_MS } from '../clock.ts'
 import type { LocationState } from '../coordination/state.ts'
 import type { LocationPart } from './location-part.ts'
 import type { Bucket, LocationSummary, Snapshot, WaitingAt } from './snapshot.ts'
-import { baseSum, type Layout } from './snapshot-layout.ts'
-
-/** The sums over every location's part that a snapshot shows as single numbers. */
-export interface Totals {
-  activeUsers: number
-  endingThisMinute: number
-  admittedThisMinute: number
-  waitingUsers: number
-  admissionsInAverage: number
-  takenThisAnywhere: number
-  takenLastAnywhere: number
-  /** Parts that see a lost state. */
-  recovering: number
-  /** Bucket id → waiting users, all locations. */
-  waitingByBucket: Map<number, number>
-  /** A part's oldest admission minute (when before the current minute) → parts with it. */
-  oldest: Map<number, number>
-}
-
-export const emptyTotals = (): Totals => ({
-  activeUsers: 0,
-  endingThisMinute: 0,
-  admittedThisMinute: 0,
-  waitingUsers: 0,
-  admissionsInAverage: 0,
-  takenThisAnywhere: 0,
-  takenLastAnywhere: 0,
-  recovering: 0,
-  waitingByBucket: new Map(),
-  oldest: new Map(),
-})
-
-const bump = <K>(map: Map<K, number>, key: K, by: number): void => {
-  const value = (map.get(key) ?? 0) + by
-  if (value === 0) map.delete(key)
-  else map.set(key, value)
-}
-
-/** Adds (`sign` 1) or takes out (−1) one location's part. Counts are whole numbers, so the sums stay exact. */
-export function addPart(totals: Totals, part: LocationPart, sign: 1 | -1, minute: number): void {
-  totals.activeUsers += sign * part.activeUsers
-  totals.endingThisMinute += sign * part.endingThisMinute
-  totals.admittedThisMinute += sign * part.admittedThisMinute
-  totals.waitingUsers += sign * part.waitingUsers
-  totals.admissionsInAverage += sign * part.admissionsInAverage
-  totals.takenThisAnywhere += sign * part.takenThis.anywhere
-  totals.takenLastAnywhere += sign * part.takenLast.anywhere
-  if (part.recovering) totals.recovering += sign
-  for (const [bucketId, waiting] of part.waitingByBucket) bump(totals.waitingByBucket, bucketId, sign * waiting)
-  if (part.oldestAdmissionMinute < minute) bump(totals.oldest, part.oldestAdmissionMinute, sign)
-}
-
-export const copyTotals = (t: Totals): Totals => ({ ...t, waitingByBucket: new Map(t.waitingByBucket), oldest: new Map(t.oldest) })
+import { baseSum, pair, type Layout } from './snapshot-layout.ts'
+import { mergedBuckets, oldestOf, type BaseMaps, type Totals } from './totals.ts'
 
 /** A location's reference traffic table, made on first read and shared while no location's traffic changes. */
 export interface TrafficTable {
@@ -103,7 +52,8 @@ export class BuiltSnapshot implements Snapshot {
   #behind: string[] | undefined
   #revoked: Set<string> | undefined
 
-  constructor(minute: number, stateAt: number, totals: Totals, layout: Layout, traffic: TrafficTable) {
+  /** `base`: the maps `totals` was made over ({@link totalsOver}); without it `totals`' maps are whole. */
+  constructor(minute: number, stateAt: number, totals: Totals, layout: Layout, traffic: TrafficTable, base?: BaseMaps) {
     this.minute = minute
     this.stateAt = stateAt
     this.activeUsers = Math.max(0, totals.activeUsers)
@@ -112,12 +62,9 @@ export class BuiltSnapshot implements Snapshot {
     this.waitingUsers = Math.max(0, totals.waitingUsers)
     this.recovering = totals.recovering > 0
     // Average over the minutes the room has existed, up to five: a young room is not diluted by empty history.
-    let oldest = minute
-    for (const at of totals.oldest.keys()) if (at < oldest) oldest = at
+    const oldest = oldestOf(totals, base, minute)
     this.admissionsPerMinute = minute - oldest > 0 ? totals.admissionsInAverage / (minute - oldest) : 0
-    const buckets: Bucket[] = []
-    for (const [bucketId, waiting] of totals.waitingByBucket) if (waiting > 0) buckets.push({ bucketId, waiting })
-    this.buckets = buckets.sort((x, y) => x.bucketId - y.bucketId)
+    this.buckets = mergedBuckets(totals, base)
     this.#anywhere = { this: totals.takenThisAnywhere, last: totals.takenLastAnywhere }
     this.#layout = layout
     this.#traffic = traffic
@@ -192,13 +139,13 @@ export class BuiltSnapshot implements Snapshot {
 
   takenBeyond(allocations: Readonly<Record<string, number>>): number {
     const beyond = (name: string, p: LocationPart | undefined) => (p?.takenThis.seen ? Math.max(0, p.takenThis.local - (allocations[name] ?? 0)) : 0)
-    return baseSum(this.#layout, this.#layout.sums.beyond, allocations, (name, part) => [beyond(name, part), 0])[0]
+    return baseSum(this.#layout, this.#layout.sums.beyond, allocations, (name, part) => pair(beyond(name, part), 0))[0]
   }
 
   untakenBehind(allocations: Readonly<Record<string, number>>): { behind: number; untaken: number } {
     const start = this.minute * MINUTE_MS
     const [untaken, behind] = baseSum(this.#layout, this.#layout.sums.behind, allocations, (name, part, state) =>
-      part && state!.updatedAt < start ? [Math.max(0, (allocations[name] ?? 0) - (part.takenLast.seen ? part.takenLast.local : 0)), 1] : [0, 0],
+      part && state!.updatedAt < start ? pair(Math.max(0, (allocations[name] ?? 0) - (part.takenLast.seen ? part.takenLast.local : 0)), 1) : pair(0, 0),
     )
     return { behind, untaken }
   }

@@ -49,9 +49,15 @@ export interface AheadCache {
   left: Map<string, number>
   /** The Anywhere pool's untaken part left; undefined until the first bucket is filled. */
   anywhereLeft: number | undefined
+  /**
+   * The allocation's locations, and how many of them, in order, have none of it left (what is left only shrinks,
+   * so {@link allLocalRoomTaken} resumes there instead of passing over all 300 of planet's for every bucket).
+   */
+  allocated?: string[]
+  spent: number
 }
 
-export const aheadCache = (): AheadCache => ({ prefixes: [], takes: [], left: new Map(), anywhereLeft: undefined })
+export const aheadCache = (): AheadCache => ({ prefixes: [], takes: [], left: new Map(), anywhereLeft: undefined, spent: 0 })
 
 /** What the buckets before `index` take, computed once per prefix. */
 export function reservationsBefore(input: ReservationInput, cache: AheadCache, index: number): Ahead {
@@ -86,9 +92,14 @@ function fill(input: ReservationInput, cache: AheadCache, bucket: EligibleBucket
   return fromAnywhere
 }
 
-/** Whether every location that was given an allocation has none of it left (a pass over the allocation). */
+/** Whether every location that was given an allocation has none of it left (one pass over the allocation per plan). */
 function allLocalRoomTaken(input: ReservationInput, cache: AheadCache): boolean {
-  for (const name in input.allocation.locations) if ((cache.left.get(name) ?? roomAt(input, name)) > 0) return false
+  const names = (cache.allocated ??= Object.keys(input.allocation.locations))
+  while (cache.spent < names.length) {
+    const name = names[cache.spent]!
+    if ((cache.left.get(name) ?? roomAt(input, name)) > 0) return false
+    cache.spent++
+  }
   return true
 }
 

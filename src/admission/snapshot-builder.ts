@@ -12,7 +12,8 @@ import type { LocationState, RoomState } from '../coordination/state.ts'
 import { changedBetween } from '../coordination/view-changes.ts'
 import { locationPart, windowsOf, type LocationPart, type Windows } from './location-part.ts'
 import { ADMISSIONS_AVERAGE_MINUTES, sessionWindowStart, TRAFFIC_REFERENCE_AGE, WAITING_WINDOW_MINUTES, type Snapshot } from './snapshot.ts'
-import { addPart, BuiltSnapshot, copyTotals, emptyTotals, type Totals, type TrafficTable } from './built-snapshot.ts'
+import { BuiltSnapshot, type TrafficTable } from './built-snapshot.ts'
+import { addPart, copyTotals, emptyTotals, totalsOver, type Totals } from './totals.ts'
 import { emptySums, type BaseSums, type Patch } from './snapshot-layout.ts'
 
 /** One location's state in `state` (without making a layered state's whole record). */
@@ -155,7 +156,7 @@ export class SnapshotBuilder {
     this.#state = state
     // The layered location and the overlay in place of the view's (shared, never changed): a snapshot holds only
     // what differs, not a copy of every location (snapshot-layout.ts).
-    const totals = copyTotals(view.totals)
+    const totals = totalsOver(view.totals)
     let names = view.names
     let traffic = reference ? { record: reference } : view.traffic
     const patched = new Map<number, Patch>()
@@ -183,6 +184,6 @@ export class SnapshotBuilder {
       local: (location) => (own && location === layers!.location ? own : raw.parts[raw.index.get(location) ?? -1])?.takenThis.local ?? 0,
     }
     for (const [name, located] of overlay ?? []) put(name, located)
-    return new BuiltSnapshot(minute, state.at, totals, { names, index: view.index, states: view.states, parts: view.parts, patched, sums: view.sums }, traffic)
+    return new BuiltSnapshot(minute, state.at, totals, { names, index: view.index, states: view.states, parts: view.parts, patched, sums: view.sums }, traffic, view.totals)
   }
 }

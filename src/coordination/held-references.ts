@@ -62,11 +62,15 @@ export class HeldReferences {
     return missing
   }
 
-  /** Proposals for the {@link missing} minutes, carried by the report `reportId`; undefined when none is missing. */
-  proposals(now: number, reportId: string, view: TrafficView): TrafficReference[] | undefined {
+  /**
+   * Proposals for the {@link missing} minutes, carried by the report `reportId`; undefined when none is missing. A
+   * minute the backend says it fixed already (`fixed`, Coordinator.holdsReference) gets an empty table: it is
+   * answered the fixed one, and its own would be thrown away.
+   */
+  proposals(now: number, reportId: string, view: TrafficView, fixed?: (minute: number) => boolean): TrafficReference[] | undefined {
     const missing = this.missing(now)
     if (missing.length === 0) return undefined
-    return missing.map((minute) => ({ minute, table: trafficTable(view, minute - TRAFFIC_REFERENCE_AGE), id: `${reportId}:${minute}` }))
+    return missing.map((minute) => ({ minute, table: fixed?.(minute) ? {} : trafficTable(view, minute - TRAFFIC_REFERENCE_AGE), id: `${reportId}:${minute}` }))
   }
 }
 

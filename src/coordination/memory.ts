@@ -192,6 +192,7 @@ export function memoryCoordinator(options: MemoryCoordinatorOptions = {}): Memor
 
     restartLocations: () => restart(rooms, 'locations'),
     restartGlobal: () => restart(rooms, 'global'),
+    holdsReference: (roomId, minute) => rooms.get(roomId)?.references.has(minute) === true,
     referenceMinutes: (roomId) => rooms.get(roomId)?.references.minutes() ?? [],
   })
 }

@@ -48,6 +48,11 @@ export class ReferenceBook {
     })
   }
 
+  /** Whether `minute`'s reference is fixed (it stays until `REFERENCE_KEEP_MINUTES` past its minute). */
+  has(minute: number): boolean {
+    return this.#byMinute.has(minute)
+  }
+
   /** The minutes held (for tests: storage stays bounded). */
   minutes(): number[] {
     return [...this.#byMinute.keys()]

@@ -230,7 +230,7 @@ export class WorkerLink {
    * traffic minute — the state plus its own deltas not in it yet. A worker with no state yet proposes none: an empty
    * table would give the whole minute to the Anywhere pool; its first sync brings the state to propose from.
    */
-  #propose(report: WorkerReport, now: number): void {
+  #propose(report: WorkerReport, now: number, coordinator: Coordinator): void {
     const state = this.#state
     if (!this.#fixes || !state) return
     const own: { location: string; deltas: Record<string, number> }[] = []
@@ -239,7 +239,8 @@ export class WorkerLink {
     for (const observed of this.#observed) own.push(observed)
     const layers = state.layers
     const view = layers ? { locations: layers.base, replaced: { location: layers.location, state: layers.own }, own } : { locations: state.locations, own }
-    const proposals = this.#references.proposals(now, report.id, view)
+    const fixed = coordinator.holdsReference && ((minute: number) => coordinator.holdsReference!(report.roomId, minute))
+    const proposals = this.#references.proposals(now, report.id, view, fixed || undefined)
     if (proposals) report.references = proposals
     else delete report.references
   }
@@ -481,7 +482,7 @@ export class WorkerLink {
       let state: RoomState | undefined
       while (this.#unacknowledged.length > 0) {
         const report = this.#unacknowledged[0]!
-        this.#propose(report, now)
+        this.#propose(report, now, coordinator)
         this.#unsentMoves.sending(report.moves)
         this.#reportSentAt = performance.now()
         state = await withTimeout(coordinator.sync(report), this.options.timeoutMs, coordinator.name).finally(() => (this.#reportSentAt = undefined))
