@@ -1,6 +1,6 @@
 /**
- * Issue 15's plan pieces, as properties of the pure functions: the head of the line is asked back as the
- * next minute starts (never later than its interval), FIFO holds back per location where the older users
+ * Issue 15's plan pieces, as properties of the pure functions: the head of the line is asked back when the
+ * places that reach it free (never later than its interval), FIFO holds back per location where the older users
  * wait (never above a counter's allocation, never more for an older bucket than for a newer one), and a
  * view from before the minute's start counts the previous minute's untaken allocation as possibly taken.
  */
@@ -8,7 +8,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fifoLimits, planMinute } from '../src/admission/plan.ts'
 import { fifoRefreshSeconds } from '../src/admission/refresh.ts'
-import { buildSnapshot } from '../src/admission/snapshot.ts'
+import { allocateSlots } from '../src/admission/slots.ts'
+import { buildSnapshot, EXPIRY_MARGIN_MS } from '../src/admission/snapshot.ts'
 import type { RoomState } from '../src/coordination/state.ts'
 
 const MINUTE_MS = 60_000
@@ -41,28 +42,62 @@ const stateArb = fc
 const limitsArb = fc.record({ totalActiveUsers: fc.integer({ min: 20, max: 200 }), newUsersPerMinute: fc.integer({ min: 5, max: 200 }) })
 const bucketArb = fc.option(fc.integer({ min: MINUTE - 3, max: MINUTE }), { nil: undefined })
 
-describe('head of the line asked back as the next minute starts', () => {
-  it('never later than the interval; at the next minute start (+1 s … +1 s + spread) exactly when its slots reach the user', () => {
+/** Active counts at positions (src/coordination/positions.ts) over the three minutes before and into `MINUTE`. */
+const positionsArb = fc.array(fc.record({ slice: fc.nat(47), count: fc.integer({ min: 1, max: 12 }), at: fc.nat(NAMES.length - 1) }), { maxLength: 40 })
+
+/** `state` with its `a` fields replaced by `positions` (kept up to the slice of `now`). */
+function withPositions(state: RoomState, positions: { slice: number; count: number; at: number }[], now: number): RoomState {
+  const locations: RoomState['locations'] = {}
+  for (const [name, located] of Object.entries(state.locations)) {
+    const counts = Object.fromEntries(Object.entries(located.counts).filter(([field]) => !field.startsWith('a')))
+    locations[name] = { ...located, counts }
+  }
+  const names = Object.keys(locations)
+  for (const { slice, count, at } of positions) {
+    const position = MINUTE - 2 + slice / 16
+    if (position * MINUTE_MS > now) continue
+    const counts = locations[names[at % names.length]!]!.counts
+    counts[`a${position}`] = (counts[`a${position}`] ?? 0) + count
+  }
+  return { ...state, locations }
+}
+
+describe('head of the line asked back when the places that reach it free', () => {
+  it('never later than the interval; just after the first moment the places freed by then reach the user (brute force over time)', () => {
     fc.assert(
-      fc.property(stateArb, limitsArb, fc.integer({ min: MINUTE - 3, max: MINUTE }), fc.integer({ min: 0, max: 59_999 }), fc.integer({ min: 5, max: 60 }), fc.double({ min: 0, max: 0.999, noNaN: true }), (state, limits, bucketId, into, interval, random) => {
+      fc.property(stateArb, positionsArb, limitsArb, fc.integer({ min: MINUTE - 3, max: MINUTE }), fc.integer({ min: 0, max: 59_999 }), fc.integer({ min: 5, max: 60 }), fc.double({ min: 0, max: 0.999, noNaN: true }), (base, positions, limits, bucketId, into, interval, random) => {
         const now = START + into
+        const state = withPositions(base, positions, now)
         const snapshot = buildSnapshot({ ...state, at: now }, now, 1)
         const plan = planMinute(snapshot, limits)
         const spreadSeconds = Math.max(1, Math.round(interval / 10))
         const refresh = fifoRefreshSeconds({ plan, snapshot, limits, bucketId, now, intervalSeconds: interval, spreadSeconds, random })
         expect(refresh).toBeLessThanOrEqual(interval)
+        // The oracle: every 250 ms, the slots a view then would show (ends read EXPIRY_MARGIN_MS late), from the
+        // state's fields — a count at p of a 1-minute session ends at p + 2 minutes.
         let older = 0
         for (const bucket of snapshot.buckets) if (bucket.bucketId < bucketId) older += bucket.waiting
-        const nextSlots = Math.min(limits.totalActiveUsers - (snapshot.activeUsers - snapshot.endingThisMinute), limits.newUsersPerMinute)
-        const reached = Math.max(0, older - plan.remaining) < Math.max(0, nextSlots)
+        const ahead = Math.max(0, older - plan.remaining)
+        const ends: number[] = []
+        for (const located of Object.values(state.locations)) {
+          for (const [field, value] of Object.entries(located.counts)) {
+            const end = (Number(field.slice(1)) + 2) * MINUTE_MS
+            if (field.startsWith('a') && end > now - EXPIRY_MARGIN_MS) for (let i = 0; i < value; i++) ends.push(end)
+          }
+        }
+        const next = START + MINUTE_MS
+        const reachedAt = (t: number): boolean => {
+          const freed = ends.filter((end) => end + EXPIRY_MARGIN_MS <= t).length
+          if (t < next) return ahead < Math.min(freed, Math.max(0, limits.newUsersPerMinute - plan.slots))
+          return ahead < Math.min(limits.totalActiveUsers - (snapshot.activeUsers - freed), limits.newUsersPerMinute)
+        }
+        let first: number | undefined
+        for (let t = now; t <= now + interval * 1000 && first === undefined; t += 250) if (reachedAt(t)) first = t
         const back = now + refresh * 1000
-        if (refresh < interval) {
-          expect(reached).toBe(true)
-          expect(back).toBeGreaterThanOrEqual(START + MINUTE_MS + 1000)
-          expect(back).toBeLessThan(START + MINUTE_MS + (2 + spreadSeconds) * 1000)
-        } else if (reached) {
-          // The interval was as soon as the next minute: nothing earlier to ask for.
-          expect(back).toBeLessThan(START + MINUTE_MS + (2 + spreadSeconds) * 1000)
+        if (first === undefined) expect(refresh).toBe(interval)
+        else {
+          expect(back).toBeGreaterThanOrEqual(Math.min(now + interval * 1000, first + 1000 - 250))
+          expect(back).toBeLessThanOrEqual(first + (2 + spreadSeconds) * 1000)
         }
       }),
       { seed: 1515, numRuns: 400 },
@@ -147,13 +182,30 @@ describe('the previous minute seen from before this one', () => {
         const fresh = { ...snapshot, behind: [], untakenBehind: () => ({ behind: 0, untaken: 0 }) }
         expect(planMinute(fresh, limits, before).slots).toBe(plain.slots)
         if (snapshot.behind.length > 0 && snapshot.buckets.length > 0) {
-          let untaken = Math.max(0, before.allocation.anywhere - snapshot.takenLastMinute.anywhere)
-          for (const name of snapshot.behind) untaken += Math.max(0, (before.allocation.locations[name] ?? 0) - (snapshot.takenLastMinute.locations[name] ?? 0))
+          // Bounded by the allocation at the most slots any view of that minute could give (they grow as sessions end).
+          const bound = allocateSlots(before.slotsBound, before.traffic, limits.totalActiveUsers)
+          // A pooled minute (no location has a share) has no location counter to re-hand unseen Anywhere grants.
+          const pooled = !Object.values(snapshot.traffic).some((seen) => seen > 0)
+          let untaken = pooled ? 0 : Math.max(0, bound.anywhere - snapshot.takenLastMinute.anywhere)
+          for (const name of snapshot.behind) untaken += Math.max(0, (bound.locations[name] ?? 0) - (snapshot.takenLastMinute.locations[name] ?? 0))
           const active = snapshot.activeUsers + untaken - snapshot.admittedThisMinute
           expect(withPrevious.slots).toBe(Math.max(0, Math.min(limits.totalActiveUsers - active, limits.newUsersPerMinute)))
         }
       }),
       { seed: 1517, numRuns: 300 },
+    )
+  })
+
+  it('a minute plan bounds the slots of every later view of that minute, as its sessions end (positions)', () => {
+    fc.assert(
+      fc.property(stateArb, positionsArb, limitsArb, fc.integer({ min: 0, max: 59_999 }), fc.integer({ min: 0, max: 59_999 }), (base, positions, limits, a, b) => {
+        const [early, late] = [Math.min(a, b), Math.max(a, b)]
+        const state = withPositions(base, positions, START + early)
+        const first = planMinute(buildSnapshot({ ...state, at: START + early }, START + early, 1), limits)
+        const later = planMinute(buildSnapshot({ ...state, at: START + late }, START + late, 1), limits)
+        expect(later.slots).toBeLessThanOrEqual(first.slotsBound)
+      }),
+      { seed: 1518, numRuns: 300 },
     )
   })
 })

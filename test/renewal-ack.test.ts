@@ -14,6 +14,7 @@ import { settle, START, TEST_SECRET } from './support/room-harness.ts'
 import { seeded } from './conformance/seeded.ts'
 
 const MINUTE = 60_000
+const GRID_MS = MINUTE / 16
 const never = new Promise<never>(() => {})
 
 /** A worker over `inner` that can be killed: after that, nothing it sends reaches the coordinator. */
@@ -33,7 +34,8 @@ function mortalWorker(inner: Coordinator, clock: { now: number }, options: Waiti
     const reason = await response.text()
     const set = response.headers.get('set-cookie')
     const fresh = set?.startsWith('__wroom=') ? set.slice(8, set.indexOf(';')) : undefined
-    return { admitted: reason === 'slot' || reason === 'session', reason, fresh: fresh || undefined }
+    const maxAge = Number(/Max-Age=(\d+)/.exec(set ?? '')?.[1] ?? 0)
+    return { admitted: reason === 'slot' || reason === 'session', reason, fresh: fresh || undefined, maxAge }
   }
   return { request, kill: () => (dead = true) }
 }
@@ -74,8 +76,9 @@ async function run(seed: number): Promise<{ worst: number; limit: number; renewa
     if (holding) expect(answer.admitted, `seed ${seed}: a valid session refused`).toBe(true)
     if (answer.fresh) {
       user.cookie = answer.fresh
-      // A cookie handed out on an admitted answer lasts through its minute plus the session.
-      user.validUntil = answer.admitted ? (Math.floor(clock.now / MINUTE) + session + 1) * MINUTE : 0
+      // A cookie handed out on an admitted answer lasts as its Max-Age says (rounded up to a second); its session
+      // ends on the positions' grid (src/coordination/positions.ts: 3.75 s), so that end is exact.
+      user.validUntil = answer.admitted ? Math.floor((clock.now + answer.maxAge * 1000) / GRID_MS) * GRID_MS : 0
       if (answer.reason === 'session') renewals++
     }
     if (random() < 0.2) {

@@ -9,7 +9,8 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { restorableRedis, restorableSqlite, type Restorable } from './support/losable.ts'
+import { restorableRedis, type Restorable } from './support/losable.ts'
+import { newcomersAdmitted, restorableBackends } from './support/restore-probe.ts'
 import { worker, START } from './breaker/harness.ts'
 
 const redis = restorableRedis('restored')
@@ -57,15 +58,10 @@ async function admittedAfterRestore(backend: Restorable, c: Case): Promise<numbe
   // Every worker syncs once (its status): the first report from a worker that saw the state after the copy point
   // marks the room recovering in its own sync. A snapshot's age later every worker syncs again before deciding.
   // (Workers deciding before then — on knowledge no newer than the copy — decide on it: README, Known limits.)
-  clock.now += 6000
-  for (const w of fleet) await w.status()
-  clock.now += 6000
-  let admitted = 0
-  for (let i = 0; i < 2 * c.workers; i++) if ((await fleet[i % c.workers]!.request()).reason === 'slot') admitted++
-  return admitted
+  return await newcomersAdmitted(fleet, clock)
 }
 
-const backends: [string, () => Restorable][] = [['SQLite (better-sqlite3)', restorableSqlite], ['Redis', () => redis.make()]]
+const backends = restorableBackends(redis)
 
 describe('an older copy of the state put back is noticed', () => {
   for (const [name, backend] of backends) {

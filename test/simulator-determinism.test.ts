@@ -24,6 +24,23 @@ describe('simulator: determinism', () => {
     expect(second.users).toEqual(first.users)
   }, 600_000)
 
+  it('gives the same run when the real clocks leap between calls (a loaded machine: pauses longer than any timeout)', async () => {
+    const calm = await runSimulation(small('leap'))
+    const real = { date: Date.now, performance: performance.now }
+    let leaps = 0
+    // Every read of a real clock is 5 s after the one before: a stall of each report, a GC pause between any two steps.
+    Date.now = () => real.date() + 5_000 * ++leaps
+    performance.now = () => real.performance.call(performance) + 5_000 * ++leaps
+    try {
+      const stalled = await runSimulation(small('leap'))
+      expect(stalled.rows).toEqual(calm.rows)
+      expect(stalled.users).toEqual(calm.users)
+    } finally {
+      Date.now = real.date
+      performance.now = real.performance
+    }
+  }, 600_000)
+
   it('gives a different run for a different seed', async () => {
     const first = await runSimulation(small('one'))
     const second = await runSimulation(small('two'))

@@ -6,7 +6,7 @@ import { parseScenario } from '../src/simulator/scenario.ts'
 import { SCENARIOS } from '../src/simulator/scenarios.ts'
 import { pearson, quantile, ranks, spearman } from '../src/simulator/stats.ts'
 import { niceTicks, renderChart } from '../src/simulator/svg.ts'
-import { sessionEnd } from '../src/simulator/users.ts'
+import { grantPosition, renewedPosition, sessionEnd } from '../src/simulator/users.ts'
 import { VirtualTimers } from '../src/simulator/virtual-timers.ts'
 
 describe('simulator stats', () => {
@@ -45,9 +45,13 @@ describe('simulator arrivals', () => {
 })
 
 describe('simulator ground truth', () => {
-  it('ends a session with minute m + sessionDurationMinutes of the last request', () => {
-    expect(sessionEnd(61_000, 1)).toBe(180_000)
-    expect(sessionEnd(119_999, 5)).toBe(420_000)
+  it('ends a session sessionDurationMinutes + 1 after its position, renewed once a minute old', () => {
+    expect(sessionEnd(grantPosition(61_000), 1)).toBe(180_000)
+    expect(sessionEnd(grantPosition(119_999), 5)).toBe(420_000)
+    // Renewed at 2:05.5 (due: the grant's minute 1 is a minute old): slice 2:03.75, ends 2 minutes later.
+    expect(sessionEnd(renewedPosition(1, 125_500), 1)).toBe(243_750)
+    // Not due within the minute after its position: the count stays.
+    expect(renewedPosition(2 + 1 / 16, 180_000)).toBe(2 + 1 / 16)
   })
 })
 

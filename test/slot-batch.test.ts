@@ -73,7 +73,9 @@ describe('slot batching (core)', () => {
     const { coordinator, batches } = batching()
     const slot = (token: string): SlotRequest => ({ roomId: 'r', location: 'SJC', minute: MINUTE, localLimit: 2, anywhereLimit: 0, token })
     const first = [takeSlotBatched(coordinator, slot('a')), takeSlotBatched(coordinator, slot('b'))]
-    await new Promise((resolve) => setTimeout(resolve, 0))
+    // The batch's own end of turn is a setImmediate queued before this one, so it has gone out when this resolves (a
+    // setTimeout(0) here raced it: timers and immediates run in either order from the loop's point of view).
+    await new Promise((resolve) => setImmediate(resolve))
     const second = takeSlotBatched(coordinator, slot('c'))
     expect((await Promise.all([...first, second])).map((r) => r.admitted)).toEqual([true, true, false])
     expect(batches.map((batch) => batch.map((r) => r.token))).toEqual([['a', 'b'], ['c']])

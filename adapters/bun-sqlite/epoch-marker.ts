@@ -9,9 +9,10 @@
  * empty. To reset a room on purpose, delete the marker with the database (and its `-wal` and `-shm`).
  *
  * It also keeps the highest generation of each room's epoch that a process on this path saw (rewritten at most
- * every {@link GENERATION_WRITE_MS}): a process whose first sync finds the file's generation below it is on an
- * older copy put back (a backup restored), and the room is marked recovering in that sync (rows.ts). A VM
- * snapshot that restores the marker with the file is not noticed this way (the tickets still tell).
+ * every {@link GENERATION_WRITE_MS}, and when the process closes its coordinator): a process whose first sync finds
+ * the file's generation below it is on an older copy put back (a backup restored), and the room is marked
+ * recovering in that sync (rows.ts). A VM snapshot that restores the marker with the file is not noticed this way
+ * (the tickets tell, until the copy's generation passes theirs).
  *
  * Written with a rename (never half a file); a marker that cannot be read or written is logged once and
  * ignored — the room then relies on sealed epochs and the old processes, as before.
@@ -36,11 +37,14 @@ export interface EpochMarker {
   generation(roomId: string, epochId: string): number | undefined
   /** Notes a generation the state answered; the file is rewritten at most every {@link GENERATION_WRITE_MS}. */
   noteGeneration(roomId: string, epochId: string, generation: number): void
+  /** Writes the generations noted since the last write (a process closing: what it saw outlives it). */
+  flush(): void
 }
 
 /**
- * How often at most the marker file is rewritten for generations: a copy of the database taken less than this
- * before the last write can be put back unnoticed by a process starting on it (README, Known limits).
+ * How often at most the marker file is rewritten for generations (and once more at close): a copy of the database
+ * taken after the last write, by a process that then stopped without closing (a crash) within this time, can be
+ * put back unnoticed by a process starting on it (README, Known limits).
  */
 export const GENERATION_WRITE_MS = 5000
 /** The marker's key for generations: `{ room: [epochId, generation] }` (no room id starts with NUL). */
@@ -92,6 +96,21 @@ export function epochMarker(adapter: string, databasePath: string): EpochMarker 
       warn(error)
     }
   }
+  /** Writes the generations noted and not yet written, merged with what other processes wrote (the higher one of an epoch kept). */
+  const writeGenerations = (): void => {
+    if (!unwritten || !generations) return
+    const known = generations
+    writtenAt = Date.now()
+    unwritten = false
+    write((rooms) => {
+      const stored = (rooms[GENERATIONS_KEY] ?? {}) as Record<string, [string, number]>
+      for (const [room, [epoch, value]] of Object.entries(known)) {
+        const other = stored[room]
+        if (!Array.isArray(other) || other[0] !== epoch || !(other[1] >= value)) stored[room] = [epoch, value]
+      }
+      rooms[GENERATIONS_KEY] = stored
+    })
+  }
   const previous = (roomId: string): string | undefined => {
     const id = read()[roomId]
     return typeof id === 'string' ? id : undefined
@@ -117,19 +136,8 @@ export function epochMarker(adapter: string, databasePath: string): EpochMarker 
         known[roomId] = [epochId, generation]
         unwritten = true
       }
-      const now = Date.now()
-      if (!unwritten || now - writtenAt < GENERATION_WRITE_MS) return
-      writtenAt = now
-      unwritten = false
-      // Merged with what other processes wrote: the higher generation of the same epoch is kept.
-      write((rooms) => {
-        const stored = (rooms[GENERATIONS_KEY] ?? {}) as Record<string, [string, number]>
-        for (const [room, [epoch, value]] of Object.entries(known)) {
-          const other = stored[room]
-          if (!Array.isArray(other) || other[0] !== epoch || !(other[1] >= value)) stored[room] = [epoch, value]
-        }
-        rooms[GENERATIONS_KEY] = stored
-      })
+      if (Date.now() - writtenAt >= GENERATION_WRITE_MS) writeGenerations()
     },
+    flush: writeGenerations,
   }
 }

@@ -143,6 +143,12 @@ export function sqliteCoordinator(db: SqliteDatabase, options: SqliteCoordinator
     recordHistory: (batch) => transaction('recordHistory', reportWait, (s) => applyHistory(s, batch)),
     readHistory: (q) => transaction('readHistory', reportWait, (s) => readHistoryRows(s, q.roomId, q.fromMinute, q.toMinute)),
 
-    close: () => connections.close(),
+    // The generations this process saw are written before it lets go: a copy put back after a restart is then
+    // noticed even when its last changes came within the marker's write interval (break19: a fleet restarted on a
+    // copy of the file missed it when the marker last held the copy's own generation).
+    close: () => {
+      marker?.flush()
+      connections.close()
+    },
   }
 }

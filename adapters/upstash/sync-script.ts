@@ -121,7 +121,8 @@ local function step(ticket, from, to, since, ttl)
 end
 for i = movesAt + 1, referencesAt, 5 do
   moved[#moved + 1] = ARGV[i]
-  moved[#moved + 1] = step(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3]), ARGV[i + 4])
+  -- As text: Redis turns a Lua number into an integer reply, cutting a position (2.875) to its minute.
+  moved[#moved + 1] = tostring(step(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3]), ARGV[i + 4]))
 end
 if movedAny then
   changed = true
@@ -208,5 +209,5 @@ for i = 1, #index, 2 do
 end
 return reply
 `,
-  sha1: '321dd08c9bb36eb3913bf8102ac6b4a93dfc9bf4',
+  sha1: '657f5897c721d54223edfd7146e99a70add1619a',
 }

@@ -6,25 +6,14 @@
  */
 import { MINUTE_MS } from '../clock.ts'
 import type { LocationState } from '../coordination/state.ts'
-import type { LocationPart } from './location-part.ts'
+import { activeOf, waitingIn, type ActiveWindow, type LocationPart } from './location-part.ts'
 import type { Bucket, LocationSummary, Snapshot, WaitingAt } from './snapshot.ts'
-import { baseSum, pair, type Layout } from './snapshot-layout.ts'
-import { mergedBuckets, oldestOf, type BaseMaps, type Totals } from './totals.ts'
+import { baseSum, pair, takenView, type Layout } from './snapshot-layout.ts'
+import { activeTotals, mergedBuckets, oldestOf, type BaseMaps, type Totals } from './totals.ts'
 
 /** A location's reference traffic table, made on first read and shared while no location's traffic changes. */
 export interface TrafficTable {
   record: Record<string, number> | undefined
-}
-
-/** Counter use as `Snapshot.takenThisMinute` shows it: the per-location table made only when read. */
-function takenView(anywhere: number, table: () => Record<string, number>): Snapshot['takenThisMinute'] {
-  let locations: Record<string, number> | undefined
-  return {
-    get locations() {
-      return (locations ??= table())
-    },
-    anywhere,
-  }
 }
 
 /**
@@ -36,6 +25,7 @@ export class BuiltSnapshot implements Snapshot {
   readonly minute: number
   readonly activeUsers: number
   readonly endingThisMinute: number
+  readonly endings: ReadonlyMap<number, number>
   readonly admittedThisMinute: number
   readonly waitingUsers: number
   readonly admissionsPerMinute: number
@@ -45,6 +35,8 @@ export class BuiltSnapshot implements Snapshot {
   readonly #layout: Layout
   readonly #anywhere: { this: number; last: number }
   readonly #traffic: TrafficTable
+  /** The first position live in this snapshot (location tables read the parts' edge counts from it). */
+  readonly #liveFrom: number
   #locations: Record<string, LocationSummary> | undefined
   #takenThis: Snapshot['takenThisMinute'] | undefined
   #takenLast: Snapshot['takenLastMinute'] | undefined
@@ -52,12 +44,18 @@ export class BuiltSnapshot implements Snapshot {
   #behind: string[] | undefined
   #revoked: Set<string> | undefined
 
-  /** `base`: the maps `totals` was made over ({@link totalsOver}); without it `totals`' maps are whole. */
-  constructor(minute: number, stateAt: number, totals: Totals, layout: Layout, traffic: TrafficTable, base?: BaseMaps) {
+  /**
+   * `active`: which counts are live (snapshot.ts `activeWindow`); `base`: the maps `totals` was made over
+   * ({@link totalsOver}); without it `totals`' maps are whole.
+   */
+  constructor(minute: number, stateAt: number, totals: Totals, active: ActiveWindow, layout: Layout, traffic: TrafficTable, base?: BaseMaps) {
     this.minute = minute
     this.stateAt = stateAt
-    this.activeUsers = Math.max(0, totals.activeUsers)
-    this.endingThisMinute = Math.max(0, totals.endingThisMinute)
+    const live = activeTotals(totals, base, active, minute)
+    this.activeUsers = Math.max(0, live.activeUsers)
+    this.endingThisMinute = Math.max(0, live.endingThisMinute)
+    this.endings = live.endings
+    this.#liveFrom = active.liveFrom
     this.admittedThisMinute = Math.max(0, totals.admittedThisMinute)
     this.waitingUsers = Math.max(0, totals.waitingUsers)
     this.recovering = totals.recovering > 0
@@ -107,7 +105,7 @@ export class BuiltSnapshot implements Snapshot {
   get locations(): Record<string, LocationSummary> {
     if (this.#locations) return this.#locations
     const locations: Record<string, LocationSummary> = {}
-    this.#each((name, p) => (locations[name] = { activeUsers: p.activeUsers, waitingUsers: p.waitingUsers, admittedThisMinute: p.admittedThisMinute }))
+    this.#each((name, p) => (locations[name] = { activeUsers: activeOf(p, this.#liveFrom), waitingUsers: p.waitingUsers, admittedThisMinute: p.admittedThisMinute }))
     return (this.#locations = locations)
   }
 
@@ -161,7 +159,7 @@ export class BuiltSnapshot implements Snapshot {
     const tableOf = (bucketId: number): Map<string, number> | undefined => {
       let at: Map<string, number> | undefined
       this.#each((name, p) => {
-        const waiting = p.waitingByBucket.get(bucketId)
+        const waiting = waitingIn(p, bucketId)
         if (waiting !== undefined && waiting > 0) (at ??= new Map()).set(name, waiting)
       })
       return at

@@ -10,6 +10,7 @@
 import { z } from 'zod'
 import { templateError } from '../page/template-check.ts'
 import { WaitingRoomError } from '../errors.ts'
+import { intRange } from './int-range.ts'
 
 /** Earliest time an event may name: 2000-01-01T00:00:00Z (an earlier one is a typo, and `new Date(0)` a bug). */
 export const MIN_EVENT_TIME = Date.UTC(2000, 0, 1)
@@ -62,9 +63,9 @@ export const eventSchema: z.ZodType<WaitingRoomEventInput, WaitingRoomEventInput
   prequeueStartTime: time.nullish(),
   /** Draw prequeued users in random order at the start instead of by arrival. */
   shuffleAtEventStart: z.boolean().nullish(),
-  totalActiveUsers: z.number().int().min(1).max(10_000_000).nullish(),
-  newUsersPerMinute: z.number().int().min(1).max(10_000_000).nullish(),
-  sessionDurationMinutes: z.number().int().min(1).max(30).nullish(),
+  totalActiveUsers: intRange(1, 10_000_000).nullish(),
+  newUsersPerMinute: intRange(1, 10_000_000).nullish(),
+  sessionDurationMinutes: intRange(1, 30).nullish(),
   disableSessionRenewal: z.boolean().nullish(),
   queueingMethod: z.enum(['fifo', 'random', 'passthrough', 'reject']).nullish(),
   queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)]).nullish(),

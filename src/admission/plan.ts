@@ -14,6 +14,11 @@ export interface MinutePlan {
   minute: number
   /** Slots for the whole minute (counted once: this minute's admissions are not counted again as active). */
   slots: number
+  /**
+   * The most slots any view of this minute may give: `slots` grows as sessions end within the minute
+   * (coordination/positions.ts), up to the sessions this view shows ending before the next minute.
+   */
+  slotsBound: number
   /** Slots not yet used this minute, as far as the snapshot knows. */
   remaining: number
   /** The counters' limits: location allocations and the Anywhere pool (seed 000). */
@@ -55,6 +60,7 @@ export function planMinute(snapshot: Snapshot, limits: Limits, previous?: Minute
   return {
     minute: snapshot.minute,
     slots,
+    slotsBound: Math.min(limits.newUsersPerMinute, slots + snapshot.endingThisMinute),
     remaining,
     allocation,
     buckets,
@@ -69,6 +75,17 @@ export function planMinute(snapshot: Snapshot, limits: Limits, previous?: Minute
 }
 
 /**
+ * The plan of the minute before `minute` that bounds its unseen grants: this worker's last (`last`), or — it made
+ * none then (a location with a user every few minutes) — the one its state shows at that minute's end (`before`).
+ * Without it such a worker counted none of the last seconds' grants elsewhere, which now go on all minute long.
+ */
+export function previousPlan(last: MinutePlan | undefined, minute: number, limits: Limits, before: () => Snapshot | undefined): MinutePlan | undefined {
+  if (last?.minute === minute - 1) return last
+  const snapshot = before()
+  return snapshot && planMinute(snapshot, limits)
+}
+
+/**
  * Slots the previous minute may have granted that this view does not show: of each location whose state is
  * from before this minute, the part of its allocation it was not seen to take, and — while any location is
  * behind — the Anywhere pool's untaken part. Those users are active, so they are counted as such until the
@@ -79,9 +96,22 @@ function unseenLastMinute(snapshot: Snapshot, previous: MinutePlan): number {
   // Without a queue the places are not contested: counting unused allocations as taken would only queue early.
   if (snapshot.buckets.length === 0) return 0
   // Whole numbers: the same sum in any order (the snapshot sums what it shares with others once).
-  const { behind, untaken } = snapshot.untakenBehind(previous.allocation.locations)
+  // Bounded by the allocation the minute's slots could grow to, not by this worker's last plan of it: a worker
+  // with a later view may have granted from more slots (allocations never shrink as slots grow: apportion.ts).
+  const allocation = allocationOf(previous.slotsBound, previous.traffic, previous.totalActiveUsers)
+  const { behind, untaken } = snapshot.untakenBehind(allocation.locations)
   if (behind === 0) return 0
-  return Math.max(0, previous.allocation.anywhere - snapshot.takenLastMinute.anywhere) + untaken
+  // Unseen Anywhere grants are re-handed only by location counters: the Anywhere counter takes its own off its
+  // limit (`anywherePreviousReported`). A minute whose reference gives the locations nothing (a pooled minute:
+  // held-references.ts) has none granting, so counting them would only hold every view's slots back at its start.
+  if (pooled(snapshot.traffic)) return untaken
+  return Math.max(0, allocation.anywhere - snapshot.takenLastMinute.anywhere) + untaken
+}
+
+/** Whether `traffic` gives no location a share: every slot of the minute is the Anywhere pool's. */
+function pooled(traffic: Record<string, number>): boolean {
+  for (const name in traffic) if (traffic[name]! > 0) return false
+  return true
 }
 
 /**
@@ -120,7 +150,7 @@ export interface CounterLimits {
 }
 
 /** Index of the first bucket not older than `bucketId` (buckets are sorted oldest first). */
-function firstNotOlder(buckets: readonly EligibleBucket[], bucketId: number): number {
+export function firstNotOlder(buckets: readonly EligibleBucket[], bucketId: number): number {
   let low = 0
   let high = buckets.length
   while (low < high) {

@@ -9,6 +9,7 @@ import { WaitingRoomError } from '../errors.ts'
 import { eventPhaseAt, loadStoredEvents, normalizeEvents, type EventPhase, type RoomEvent } from './events.ts'
 import { KeyedList, serialised } from './keyed-list.ts'
 import type { QueueingMethod } from './plan.ts'
+import { intRange } from './int-range.ts'
 
 /** What the admin API may change at runtime; `null` removes an override, so the option's value applies again. */
 export interface SettingsPatch {
@@ -23,9 +24,9 @@ export interface SettingsPatch {
 }
 
 export const settingsPatchSchema: z.ZodType<SettingsPatch, SettingsPatch> = z.strictObject({
-  totalActiveUsers: z.number().int().min(1).max(10_000_000).nullish(),
-  newUsersPerMinute: z.number().int().min(1).max(10_000_000).nullish(),
-  sessionDurationMinutes: z.number().int().min(1).max(30).nullish(),
+  totalActiveUsers: intRange(1, 10_000_000).nullish(),
+  newUsersPerMinute: intRange(1, 10_000_000).nullish(),
+  sessionDurationMinutes: intRange(1, 30).nullish(),
   disableSessionRenewal: z.boolean().nullish(),
   queueingMethod: z.enum(['fifo', 'random', 'passthrough', 'reject']).nullish(),
   queueAll: z.boolean().nullish(),

@@ -9,9 +9,9 @@
  */
 import { minuteOf } from '../clock.ts'
 import type { LocationState, RoomState } from '../coordination/state.ts'
-import { changedBetween } from '../coordination/view-changes.ts'
+import { answersApart, changedBetween } from '../coordination/view-changes.ts'
 import { locationPart, windowsOf, type LocationPart, type Windows } from './location-part.ts'
-import { ADMISSIONS_AVERAGE_MINUTES, sessionWindowStart, TRAFFIC_REFERENCE_AGE, WAITING_WINDOW_MINUTES, type Snapshot } from './snapshot.ts'
+import { ADMISSIONS_AVERAGE_MINUTES, activeWindow, TRAFFIC_REFERENCE_AGE, WAITING_WINDOW_MINUTES, type Snapshot } from './snapshot.ts'
 import { BuiltSnapshot, type TrafficTable } from './built-snapshot.ts'
 import { addPart, copyTotals, emptyTotals, totalsOver, type Totals } from './totals.ts'
 import { emptySums, type BaseSums, type Patch } from './snapshot-layout.ts'
@@ -45,8 +45,27 @@ interface BaseView {
 
 /** Base record → its view (the latest windows it was read in). */
 const baseViews = new WeakMap<Record<string, LocationState>, BaseView>()
-/** Source of layered states → the view last made of one of its bases. */
-const latestViews = new WeakMap<object, BaseView>()
+/**
+ * Source of layered states → the views last made of its bases, in one set of windows (the latest). A new base's
+ * view is derived from the one nearest to it in answers (view-changes.ts `answersApart`): when the minute turns,
+ * every location's base needs a view in the new windows, and derived from the latest one made, a base 5 s (300
+ * answers) older differed in most locations: a quarter of planet's time (issue 15).
+ */
+const recentViews = new WeakMap<object, BaseView[]>()
+/** Views kept per source to derive from. */
+const RECENT_VIEWS = 16
+
+/** The view in `w` nearest to `base` among `candidates` (the last one when none is known to be near). */
+function nearestView(base: Record<string, LocationState>, w: Windows, candidates: readonly (BaseView | undefined)[]): BaseView | undefined {
+  let best: BaseView | undefined
+  let bestApart = Infinity
+  for (const view of candidates) {
+    if (view?.w !== w) continue
+    const apart = answersApart(view.base, base) ?? Infinity
+    if (best === undefined || apart <= bestApart) [best, bestApart] = [view, apart]
+  }
+  return best
+}
 
 /** The view of `base` in windows `w`, derived from `from` (an earlier base in the same windows) when given. */
 function deriveView(base: Record<string, LocationState>, w: Windows, from: BaseView | undefined): BaseView {
@@ -54,18 +73,21 @@ function deriveView(base: Record<string, LocationState>, w: Windows, from: BaseV
     ? { base, w, names: from.names, index: from.index, states: from.states.slice(), parts: from.parts.slice(), totals: copyTotals(from.totals), traffic: from.traffic, sums: emptySums() }
     : { base, w, names: [], index: new Map(), states: [], parts: [], totals: emptyTotals(), traffic: { record: undefined }, sums: emptySums() }
   let shared = from !== undefined
-  // Only the locations stored since `from`'s base, when its aggregator knows them (view-changes.ts): new names
-  // come after the ones `from` lists, as in the record, so the order is the record's.
+  // Only the locations stored between `from`'s base and this one, when its aggregator knows them (view-changes.ts):
+  // new names come after the ones `from` lists, as in the record, so the order is the record's. From a newer base,
+  // a name stored since this one is one it lacks: its place stays, empty (as a forgotten location's does).
   const changed = from && changedBetween(from.base, base)
   if (changed) {
     for (const name of changed) {
+      const located = Object.hasOwn(base, name) ? base[name] : undefined
       let index = view.index.get(name)
       if (index === undefined) {
+        if (!located) continue
         if (shared) [view.names, view.index, shared] = [view.names.slice(), new Map(view.index), false]
         index = view.names.push(name) - 1
         view.index.set(name, index)
       }
-      replace(view, index, base[name])
+      replace(view, index, located)
     }
     return view
   }
@@ -141,16 +163,21 @@ export class SnapshotBuilder {
     reference?: Record<string, number>,
   ): Snapshot {
     const minute = minuteOf(now)
-    const w = windowsOf(minute, sessionWindowStart(minute, sessionDurationMinutes), minute - waitingWindow + 1, TRAFFIC_REFERENCE_AGE, ADMISSIONS_AVERAGE_MINUTES)
+    const active = activeWindow(now, state.at, sessionDurationMinutes)
+    const w = windowsOf(minute, active, minute - waitingWindow + 1, TRAFFIC_REFERENCE_AGE, ADMISSIONS_AVERAGE_MINUTES)
     const base = state.layers?.base ?? state.locations
     let view = baseViews.get(base)
     if (view?.w !== w) {
       // From the latest view of the same source (few locations changed since), else from this worker's last.
       const source = state.layers?.source
-      const latest = source === undefined ? undefined : latestViews.get(source)
-      view = deriveView(base, w, latest?.w === w ? latest : this.#view?.w === w ? this.#view : undefined)
+      let recent = source === undefined ? undefined : recentViews.get(source)
+      if (recent?.[0]?.w !== w) recent = undefined
+      view = deriveView(base, w, nearestView(base, w, [this.#view, ...(recent ?? [])]))
       baseViews.set(base, view)
-      if (source !== undefined) latestViews.set(source, view)
+      if (source !== undefined) {
+        if (!recent) recentViews.set(source, (recent = []))
+        if (recent.push(view) > RECENT_VIEWS) recent.shift()
+      }
     }
     this.#view = view
     this.#state = state
@@ -184,6 +211,6 @@ export class SnapshotBuilder {
       local: (location) => (own && location === layers!.location ? own : raw.parts[raw.index.get(location) ?? -1])?.takenThis.local ?? 0,
     }
     for (const [name, located] of overlay ?? []) put(name, located)
-    return new BuiltSnapshot(minute, state.at, totals, { names, index: view.index, states: view.states, parts: view.parts, patched, sums: view.sums }, traffic, view.totals)
+    return new BuiltSnapshot(minute, state.at, totals, active, { names, index: view.index, states: view.states, parts: view.parts, patched, sums: view.sums }, traffic, view.totals)
   }
 }

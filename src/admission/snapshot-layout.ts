@@ -9,6 +9,7 @@
  */
 import type { LocationState } from '../coordination/state.ts'
 import type { LocationPart } from './location-part.ts'
+import type { Snapshot } from './snapshot.ts'
 
 export interface Patch {
   state: LocationState | undefined
@@ -82,4 +83,15 @@ export function baseSum(layout: Layout, cache: WeakMap<object, [number, number]>
     }
   }
   return [x, y]
+}
+
+/** Counter use as `Snapshot.takenThisMinute` shows it: the per-location table made only when read. */
+export function takenView(anywhere: number, table: () => Record<string, number>): Snapshot['takenThisMinute'] {
+  let locations: Record<string, number> | undefined
+  return {
+    get locations() {
+      return (locations ??= table())
+    },
+    anywhere,
+  }
 }

@@ -4,7 +4,8 @@
  */
 import { minuteOf, MINUTE_MS } from '../clock.ts'
 import type { RoomState } from '../coordination/state.ts'
-import { locationPart, windowsOf } from './location-part.ts'
+import { activeOf, locationPart, windowsOf, type ActiveWindow, type LocationPart } from './location-part.ts'
+import { liveFrom, sessionSpanMinutes } from '../coordination/positions.ts'
 
 /** Minutes a queued user stays in the waiting count after their last check-in (current + previous). */
 export const WAITING_WINDOW_MINUTES = 2
@@ -42,6 +43,11 @@ export interface Snapshot {
    * frees at its start (known now, so the head of the line can be asked to come back then).
    */
   endingThisMinute: number
+  /**
+   * When the active sessions that end before the minute after next end (ms → sessions): the places that free
+   * mid-minute, at known moments (coordination/positions.ts), for asking the head of the line back then.
+   */
+  endings: ReadonlyMap<number, number>
   /** Admissions already made in `minute` (so slot math counts them once, not again as active). */
   admittedThisMinute: number
   /** Slots seen taken in the minute before, per counter: each location's own, and the Anywhere pool's. */
@@ -91,6 +97,30 @@ export const sessionWindowStart = (minute: number, sessionDurationMinutes: numbe
   minute - sessionDurationMinutes
 
 /**
+ * A state read after its making (`stateAt`) may miss a renewal's move reported since: the count it moved was
+ * live when the user renewed, so a view that let it expire later than its state could hand its place out
+ * twice. Counts expire at the state's time (never the worker's later clock), less this margin for a renewal made
+ * in a count's last moment and reported after its end. Measured: with 0, one generated room's ≥ 1-minute FIFO
+ * overtakes rose to 4.43% (`test/fair-full.test.ts` fair-4; 3% bound); 1 s keeps them within it.
+ */
+export const EXPIRY_MARGIN_MS = 1000
+
+/** `map` without its entries of 0 or less, sorted by key (ascending). */
+export const positiveEntries = (map: ReadonlyMap<number, number>): Map<number, number> =>
+  new Map([...map].filter(([, count]) => count > 0).sort(([x], [y]) => x - y))
+
+/** Which counts a snapshot at `now` of a state made at `stateAt` reads as active (coordination/positions.ts). */
+export function activeWindow(now: number, stateAt: number, sessionDurationMinutes: number): ActiveWindow {
+  const minute = minuteOf(now)
+  const span = sessionSpanMinutes(sessionDurationMinutes)
+  return {
+    activeFrom: sessionWindowStart(minute, sessionDurationMinutes),
+    liveFrom: liveFrom(Math.min(now, stateAt) - EXPIRY_MARGIN_MS, sessionDurationMinutes),
+    endsBy: minute + 1 - span,
+  }
+}
+
+/**
  * Where one bucket's users wait, by location in the state's order. Only looked up by bucket: a plan reads the
  * few buckets its slots reach, so an incremental snapshot makes just those tables (built-snapshot.ts).
  */
@@ -118,6 +148,23 @@ function lookups(takenThis: Record<string, number>, takenLast: Record<string, nu
   }
 }
 
+/** Adds to `endings` (ms → count) the live counts of `part` that end before the minute after next; returns those ending this minute. */
+function addEndings(part: LocationPart, active: ActiveWindow, minute: number, endings: Map<number, number>): number {
+  let ending = 0
+  const edge = part.edge
+  for (let i = 0; i < edge.length; i += 2) {
+    const position = edge[i]!
+    const count = edge[i + 1]!
+    if (position < active.liveFrom) continue
+    if (position <= active.endsBy) ending += count
+    if (position > active.endsBy + 1) continue
+    // span = minute + 1 − endsBy (positions.ts); whole ms: positions are multiples of 3.75 s
+    const at = Math.round((position + minute + 1 - active.endsBy) * MINUTE_MS)
+    endings.set(at, (endings.get(at) ?? 0) + count)
+  }
+  return ending
+}
+
 export function buildSnapshot(
   state: RoomState,
   now: number,
@@ -125,9 +172,11 @@ export function buildSnapshot(
   waitingWindow = WAITING_WINDOW_MINUTES,
 ): Snapshot {
   const minute = minuteOf(now)
-  const w = windowsOf(minute, sessionWindowStart(minute, sessionDurationMinutes), minute - waitingWindow + 1, TRAFFIC_REFERENCE_AGE, ADMISSIONS_AVERAGE_MINUTES)
+  const active = activeWindow(now, state.at, sessionDurationMinutes)
+  const w = windowsOf(minute, active, minute - waitingWindow + 1, TRAFFIC_REFERENCE_AGE, ADMISSIONS_AVERAGE_MINUTES)
   let activeUsers = 0
   let endingThisMinute = 0
+  const endings = new Map<number, number>()
   let admittedThisMinute = 0
   let waitingUsers = 0
   let admissionsInAverage = 0
@@ -141,21 +190,26 @@ export function buildSnapshot(
   const waitingAt = new Map<number, Map<string, number>>()
   const revoked = new Set<string>()
   const behind: string[] = []
-  for (const name in state.locations) {
-    const location = state.locations[name]!
+  // A layered state's base, its own state in place: `locations` would make (and keep) a 300-entry record (issue 15)
+  const layers = state.layers
+  const record = layers && Object.hasOwn(layers.base, layers.location) ? layers.base : state.locations
+  for (const name in record) {
+    const location = name === layers?.location && record === layers.base ? layers.own : record[name]!
     if (location.updatedAt < minute * MINUTE_MS) behind.push(name)
     const part = locationPart(location.counts, location.updatedAt, w)
-    activeUsers += part.activeUsers
-    endingThisMinute += part.endingThisMinute
+    const partActive = activeOf(part, active.liveFrom)
+    activeUsers += partActive
+    endingThisMinute += addEndings(part, active, minute, endings)
     admittedThisMinute += part.admittedThisMinute
     waitingUsers += part.waitingUsers
-    locations[name] = { activeUsers: part.activeUsers, waitingUsers: part.waitingUsers, admittedThisMinute: part.admittedThisMinute }
+    locations[name] = { activeUsers: partActive, waitingUsers: part.waitingUsers, admittedThisMinute: part.admittedThisMinute }
     if (part.traffic !== undefined) traffic[name] = part.traffic
     if (part.takenThis.seen) takenThisMinute.locations[name] = part.takenThis.local
     takenThisMinute.anywhere += part.takenThis.anywhere
     if (part.takenLast.seen) takenLastMinute.locations[name] = part.takenLast.local
     takenLastMinute.anywhere += part.takenLast.anywhere
-    for (const [bucketId, waiting] of part.waitingByBucket) {
+    for (let i = 0; i < part.waiting.length; i += 2) {
+      const [bucketId, waiting] = [part.waiting[i]!, part.waiting[i + 1]!]
       waitingByBucket.set(bucketId, (waitingByBucket.get(bucketId) ?? 0) + waiting)
       if (waiting <= 0) continue
       let at = waitingAt.get(bucketId)
@@ -167,7 +221,6 @@ export function buildSnapshot(
     admissionsInAverage += part.admissionsInAverage
     oldestAdmissionMinute = Math.min(oldestAdmissionMinute, part.oldestAdmissionMinute)
   }
-
   const buckets: Bucket[] = []
   for (const [bucketId, waiting] of waitingByBucket) if (waiting > 0) buckets.push({ bucketId, waiting })
   buckets.sort((x, y) => x.bucketId - y.bucketId)
@@ -178,6 +231,7 @@ export function buildSnapshot(
     ...lookups(takenThisMinute.locations, takenLastMinute.locations, behind),
     activeUsers: Math.max(0, activeUsers),
     endingThisMinute: Math.max(0, endingThisMinute),
+    endings: positiveEntries(endings),
     admittedThisMinute: Math.max(0, admittedThisMinute),
     takenLastMinute,
     takenThisMinute,

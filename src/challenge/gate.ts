@@ -15,7 +15,7 @@ import { minuteOf } from '../clock.ts'
 import type { EffectiveSettings } from '../admission/settings.ts'
 import { withTimeout } from '../coordination/timeout.ts'
 import type { QueueView } from '../room/pipeline/respond.ts'
-import { queueResponse } from '../room/pipeline/respond.ts'
+import { queueResponse, queueView } from '../room/pipeline/respond.ts'
 import type { Room } from '../room/room.ts'
 import type { Ticket } from '../ticket/ticket.ts'
 import type { TicketSealer } from '../ticket/ticket.ts'
@@ -131,7 +131,7 @@ export async function heldResponse(room: Room, c: Context, s: EffectiveSettings,
   room.metrics.decisions.challenge++
   c.set('waitingRoom', { outcome: 'queued', reason: 'challenge' })
   const refresh = Math.max(room.o.refreshIntervalSeconds, HELD_REFRESH_SECONDS)
-  const view = { snapshot: room.link.snapshot(now), bucketId: undefined, refresh, newlyQueued: true, challenge: await challengeView(room, c, now) }
+  const view = queueView({ snapshot: room.link.snapshot(now), bucketId: undefined, refresh, newlyQueued: true }, undefined, await challengeView(room, c, now))
   // Nothing to report, but a worker that only holds clients still refreshes its snapshot (every 5 s at most),
   // so the estimate on a held page is the room's current one, as on any queue page.
   room.report(c, room.locationOf(c), now)

@@ -11,6 +11,7 @@
 import { addCounts, applyOnce, pruneCounts, type LocationState, type RoomState, type WorkerReport } from './state.ts'
 import { minuteOf } from '../clock.ts'
 import { newChangeLog, recordAnswer } from './view-changes.ts'
+import { AppliedReports } from './applied-reports.ts'
 
 const isEmpty = (record: Record<string, number>): boolean => {
   for (const _ in record) return false
@@ -32,7 +33,8 @@ export class LocationAggregator {
   #prunedFrom: number | undefined
   #updatedAt = 0
   #keepMinutes = 0
-  #seen = new Map<string, number>()
+  #activeMinutes = 0
+  #seen = new AppliedReports(REPORT_ID_MEMORY_MS, REPORT_ID_LIMIT)
   /** False until this aggregator has adopted its earlier state from the global view (after a restart). */
   restored = false
 
@@ -46,10 +48,11 @@ export class LocationAggregator {
    */
   apply(report: WorkerReport, now: number, claim: (key: string) => boolean): Record<string, number> | undefined {
     if (this.#seen.has(report.id)) return undefined
-    this.#remember(report.id, now)
+    this.#seen.remember(report.id, now)
     const added = { ...report.deltas }
     applyOnce(added, report.once, claim)
     this.#keepMinutes = Math.max(this.#keepMinutes, report.keepMinutes)
+    this.#activeMinutes = Math.max(this.#activeMinutes, Math.min(report.activeMinutes ?? report.keepMinutes, report.keepMinutes))
     // A report that adds nothing (most of a quiet worker's), with nothing to prune, leaves the counts as they were:
     // the next state shares them rather than copying them per report (issue 15: 2% of the simulator's time).
     if (!isEmpty(added) || this.#pruneFrom(now) !== this.#prunedFrom) {
@@ -64,7 +67,7 @@ export class LocationAggregator {
 
   /** Marks report ids as applied (restored from storage after a restart), so their retries add nothing. */
   remember(ids: Iterable<string>, now: number): void {
-    for (const id of ids) this.#remember(id, now)
+    for (const id of ids) this.#seen.remember(id, now)
   }
 
   /**
@@ -106,15 +109,6 @@ export class LocationAggregator {
     this.#published = undefined
   }
 
-  #remember(id: string, now: number): void {
-    this.#seen.set(id, now)
-    if (this.#seen.size <= REPORT_ID_LIMIT) return
-    for (const [key, at] of this.#seen) {
-      if (at > now - REPORT_ID_MEMORY_MS && this.#seen.size <= REPORT_ID_LIMIT) break
-      this.#seen.delete(key)
-    }
-  }
-
   /** The oldest minute a prune at `now` keeps (-Infinity: nothing is pruned). */
   #pruneFrom(now: number): number {
     return this.#keepMinutes > 0 ? minuteOf(now) - this.#keepMinutes : -Infinity
@@ -122,7 +116,8 @@ export class LocationAggregator {
 
   #prune(now: number): void {
     const from = this.#pruneFrom(now)
-    if (from > -Infinity) pruneCounts(this.#counts, from)
+    // Active counts from fewer minutes back, when every report said so (0: a report without limits).
+    if (from > -Infinity) pruneCounts(this.#counts, from, this.#activeMinutes > 0 ? Math.max(from, minuteOf(now) - this.#activeMinutes) : from)
     this.#prunedFrom = from
   }
 }

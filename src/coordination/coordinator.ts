@@ -92,7 +92,11 @@ export interface SlotRequest {
   minute: number
   /** Limit for this location's counter (0 skips it). */
   localLimit: number
-  /** Limit for the Anywhere counter (0 skips it). */
+  /**
+   * Limit for the Anywhere counter (0 skips it). Both limits 0: a lookup — the token's first answer if it holds a
+   * slot of the minute (a repeat), else refused; nothing is granted or counted. The core sends one for a queued
+   * ticket its plan gives no place, so a copy or retry of an admitted ticket is never refused (sametick18).
+   */
   anywhereLimit: number
   /** `previousReported` for the location's counter and for the Anywhere counter. */
   localPreviousReported?: number
@@ -273,7 +277,9 @@ export function takeInOrder(
   // The counters to ask, in order; each request is built only when its counter is asked (#16).
   const order: ('location' | 'anywhere')[] = []
   if (request.localLimit > 0) order.push('location')
-  if (request.anywhereLimit > 0) order.push('anywhere')
+  // Both 0: a lookup (a queued ticket the plan gives no place): the Anywhere counter at limit 0 answers the token's
+  // first answer of the minute, from whichever scope, and grants nothing else.
+  if (request.anywhereLimit > 0 || order.length === 0) order.push('anywhere')
   const roundTrips = (calls: number): number => (fused ? Math.min(1, calls) : calls)
   const step = (i: number): SlotResult | Promise<SlotResult> => {
     if (i === order.length) return { admitted: false, roundTrips: roundTrips(i) }

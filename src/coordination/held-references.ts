@@ -63,14 +63,20 @@ export class HeldReferences {
   }
 
   /**
-   * Proposals for the {@link missing} minutes, carried by the report `reportId`; undefined when none is missing. A
-   * minute the backend says it fixed already (`fixed`, Coordinator.holdsReference) gets an empty table: it is
+   * Proposals for the {@link missing} minutes, carried by the report `reportId`; undefined when none is missing.
+   * `queued`: whether the proposer's view shows users waiting (the table proposed is then empty, see below), asked
+   * only when a proposal is made. A minute the backend says it fixed already (`fixed`, Coordinator.holdsReference) gets an empty table: it is
    * answered the fixed one, and its own would be thrown away.
    */
-  proposals(now: number, reportId: string, view: TrafficView, fixed?: (minute: number) => boolean): TrafficReference[] | undefined {
+  proposals(now: number, reportId: string, view: TrafficView, fixed?: (minute: number) => boolean, queued: () => boolean = () => false): TrafficReference[] | undefined {
     const missing = this.missing(now)
     if (missing.length === 0) return undefined
-    return missing.map((minute) => ({ minute, table: fixed?.(minute) ? {} : trafficTable(view, minute - TRAFFIC_REFERENCE_AGE), id: `${reportId}:${minute}` }))
+    const pooled = queued()
+    // While users wait, the empty table: the minute is pooled — every slot is the Anywhere pool's (issue 15). A location's
+    // share of a past minute's traffic is not where the line's head waits now: its counter gave that share to its own
+    // newer users while older ones waited elsewhere with their counter used up (shift: 12.65% ≥ 1-minute overtakes).
+    // The pool serves the oldest buckets wherever they wait (reservations.ts), still one counter call per decision.
+    return missing.map((minute) => ({ minute, table: fixed?.(minute) || pooled ? {} : trafficTable(view, minute - TRAFFIC_REFERENCE_AGE), id: `${reportId}:${minute}` }))
   }
 }
 

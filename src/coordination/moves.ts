@@ -62,8 +62,11 @@ export function moveStep(held: number | undefined, move: Move): MoveOutcome {
  */
 const knowsEnded = (held: number | undefined, move: Move): boolean => move.from !== undefined && (held === undefined || held >= move.from)
 
-/** The minute after which a register set to `move.to` may be dropped: its count has left every window. */
-export const registerExpiresAfter = (move: Move): number => move.to + (move.to - move.since) + REGISTER_EXTRA_MINUTES
+/**
+ * The minute after which a register set to `move.to` may be dropped: its count has left every window. A whole
+ * minute (positions are fractions of one: positions.ts), so every store's time-to-live is whole seconds.
+ */
+export const registerExpiresAfter = (move: Move): number => Math.ceil(move.to + (move.to - move.since)) + REGISTER_EXTRA_MINUTES
 
 /**
  * A pending renewal re-entering through the grant step (session.ts `reenter`): the ticket whose register the grant

@@ -38,9 +38,24 @@ export class SeenSet {
     return this.#filterFirst(id)
   }
 
+  /**
+   * Whether `id` was seen in `minute`, recording nothing. Past the exact limit the filter answers: an id never seen may
+   * be taken for a seen one (the same small probability as {@link first}'s).
+   */
+  seen(id: string, minute: number): boolean {
+    if (minute !== this.#minute) return minute === this.#minute - 1 && this.#previous.has(id)
+    return this.#exact.has(id) || (this.#filterUsed && this.#probe(id, false))
+  }
+
   #filterFirst(id: string): boolean {
-    const filter = (this.#filter ??= new Uint32Array(1 << (FILTER_BITS_LOG2 - 5)))
+    this.#filter ??= new Uint32Array(1 << (FILTER_BITS_LOG2 - 5))
     this.#filterUsed = true
+    return !this.#probe(id, true)
+  }
+
+  /** Whether every probe bit of `id` is set in the filter; `add` sets them. */
+  #probe(id: string, add: boolean): boolean {
+    const filter = this.#filter!
     // Double hashing (Kirsch–Mitzenmacher): probe i is h1 + i·h2, from two independent FNV-1a hashes.
     let h1 = 0x811c9dc5
     let h2 = 0x01000193 ^ 0x5bd1e995
@@ -57,10 +72,11 @@ export class SeenSet {
       const mask = 1 << (bit & 31)
       if ((filter[word]! & mask) === 0) {
         seen = false
+        if (!add) return false
         filter[word]! |= mask
       }
     }
-    return !seen
+    return seen
   }
 
   /** A request of the minute before, arriving after the turn: deduplicated against that minute's exact ids. */

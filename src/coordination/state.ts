@@ -84,6 +84,13 @@ export interface WorkerReport {
   at: number
   /** How many minutes of history the room needs; older fields are pruned. */
   keepMinutes: number
+  /**
+   * How many minutes back active counts (`a{position}`) are read, margin included ({@link activeKeepMinutes}):
+   * older ones are dead to every reader and may be pruned before `keepMinutes`. Absent: `keepMinutes`. Applied by
+   * the memory coordinator (its states are the simulator's); a backend that keeps them to `keepMinutes` only
+   * holds more dead fields.
+   */
+  activeMinutes?: number
   /** Field → amount to add. */
   deltas: Record<string, number>
   /**
@@ -254,9 +261,20 @@ export class OnceRegistry {
 /** A new epoch for a state being created now (`local`: a state of this process only, see {@link RoomEpoch.local}). */
 export const newEpoch = (id: string, at: number, local?: boolean): RoomEpoch => (local ? { id, startedAt: at, local } : { id, startedAt: at })
 
-/** Deletes fields older than `oldestMinute`, in place. */
-export function pruneCounts(counts: Record<string, number>, oldestMinute: number): void {
-  for (const field in counts) if (fieldMinute(field) < oldestMinute) delete counts[field]
+/**
+ * Minutes back a room with sessions of `sessionDurationMinutes` reads active counts: a count lasts its span past
+ * its position (positions.ts) and is read from `liveFrom`, which a worker whose clock or state is behind puts
+ * earlier; two minutes more cover such a worker up to a minute behind. Positions fill up to 16 fields a minute,
+ * so keeping them the whole history (session + 6 minutes) held most of a location's fields, all dead (issue 15).
+ */
+export const activeKeepMinutes = (sessionDurationMinutes: number): number => sessionDurationMinutes + 1 + 2
+
+/** Deletes fields older than `oldestMinute`, and active counts older than `oldestActiveMinute`, in place. */
+export function pruneCounts(counts: Record<string, number>, oldestMinute: number, oldestActiveMinute = oldestMinute): void {
+  for (const field in counts) {
+    const minute = fieldMinute(field)
+    if (minute < oldestMinute || (minute < oldestActiveMinute && field.charCodeAt(0) === 97)) delete counts[field]
+  }
 }
 
 /** An empty room state. */

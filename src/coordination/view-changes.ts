@@ -7,8 +7,11 @@
  * entry (another coordinator, a restarted stage, a change too far back) is read in full, as before.
  */
 
-/** Answers kept per aggregator: a reader further behind than this reads the answer in full. */
-const KEPT = 64
+/**
+ * Answers kept per aggregator: a reader further behind than this reads the answer in full. Each location's
+ * workers read one answer for an exchange interval (planet: 300 locations × 5 s, ~300 answers apart).
+ */
+const KEPT = 512
 
 export interface ChangeLog {
   /** Version of the newest answer. */
@@ -29,20 +32,31 @@ export function recordAnswer(log: ChangeLog, record: object, changed: ReadonlySe
   versions.set(record, { log, version: log.version })
 }
 
+/** How far apart two answers of one aggregator are (answers made between them, plus one); undefined when unknown. */
+export function answersApart(a: object, b: object): number | undefined {
+  const x = versions.get(a)
+  const y = versions.get(b)
+  return x && y && x.log === y.log ? Math.abs(x.version - y.version) : undefined
+}
+
 /**
- * The names whose state may differ between answer `from` and a later answer `to` of the same aggregator, in the
- * order they were stored (a new name comes after every name `from` lists, as in `to`); undefined when unknown
- * or when a location was dropped in between (its name may come back in another place).
+ * The names whose state may differ between answer `from` and another answer `to` of the same aggregator, in the
+ * order they were stored (a new name comes after every name the older lists, as in the newer); undefined when
+ * unknown or when a location was dropped in between (its name may come back in another place). `to` may be the
+ * older: the same names differ, and a name stored after it is one `to` lacks. Workers hold answers of different
+ * ages, and a view derived only forward read every location again when the latest one was newer than a worker's
+ * answer (at 300 locations most of planet's snapshot builds, issue 15).
  */
 export function changedBetween(from: object, to: object): string[] | undefined {
   const a = versions.get(from)
   const b = versions.get(to)
-  if (!a || !b || a.log !== b.log || b.version < a.version) return undefined
+  if (!a || !b || a.log !== b.log) return undefined
   const { log } = b
+  const [older, newer] = a.version <= b.version ? [a.version, b.version] : [b.version, a.version]
   const oldest = log.version - log.recent.length + 1
-  if (a.version + 1 < oldest) return undefined
+  if (older + 1 < oldest) return undefined
   const names = new Set<string>()
-  for (let v = a.version + 1; v <= b.version; v++) {
+  for (let v = older + 1; v <= newer; v++) {
     const stored = log.recent[v - oldest]
     if (!stored) return undefined
     for (const name of stored) names.add(name)

@@ -9,18 +9,20 @@
  * Longer than 250 lines because it is one small state machine — deltas pending → sent but unacknowledged →
  * acknowledged into the state — whose parts share private fields; split, each part would expose them.
  */
-import { minuteOf } from '../clock.ts'
-import type { Coordinator } from './coordinator.ts'
-import type { Snapshot } from '../admission/snapshot.ts'
+import { minuteOf, MINUTE_MS } from '../clock.ts'
+import type { Coordinator, SlotResult } from './coordinator.ts'
+import { buildSnapshot, type Snapshot } from '../admission/snapshot.ts'
 import { locationStateOf, SnapshotBuilder } from '../admission/snapshot-builder.ts'
 import { SeenSet } from './seen-set.ts'
 import { withTimeout } from './timeout.ts'
 import { MoveAnswers, moveKey, type Move } from './moves.ts'
 import { UnsentMoves } from './unsent-moves.ts'
-import { addCounts, admittedField, anywhereAdmittedField, applyOnce, lostStateField, revocationKeyOfField, type LocationState, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
+import { activeKeepMinutes, addCounts, admittedField, anywhereAdmittedField, applyOnce, lostStateField, revocationKeyOfField, type LocationState, type RoomEpoch, type RoomState, type WorkerReport } from './state.ts'
 import { randomId, type Ticket } from '../ticket/ticket.ts'
 import { sessionEpoch } from './session-epoch.ts'
 import { HeldReferences } from './held-references.ts'
+import { OwnGrants, rolledBack } from './rolled-back.ts'
+import { GrantRegister } from './grant-register.ts'
 
 export interface LinkOptions {
   roomId: string
@@ -54,6 +56,8 @@ export { withTimeout } from './timeout.ts'
 export class WorkerLink {
   readonly options: LinkOptions
   keepMinutes: number
+  /** Minutes back active counts are read (state.ts `activeKeepMinutes`), the longest session's so far. */
+  activeMinutes: number
   #state: RoomState | undefined
   #snapshot: Snapshot | undefined
   /** Keeps the snapshot from one state to the next, reading only the locations that changed. */
@@ -64,6 +68,8 @@ export class WorkerLink {
   /** Admissions the coordinator counted in its grant, shown in this worker's snapshot until a later sync has them. */
   #observed: { seq: number; location: string; deltas: Record<string, number> }[] = []
   #observedSeq = 0
+  /** This worker's grants of the last two minutes: every answer read after one must count it (rolled-back.ts). */
+  #ownGrants = new OwnGrants()
   /** The room's epoch as last answered: a different one means the backend lost or replaced its state. */
   #epoch: RoomEpoch | undefined
   /** The highest generation of `#epoch` seen in answers and tickets: sent with reports (WorkerReport.seen). */
@@ -84,6 +90,8 @@ export class WorkerLink {
   #last: { coordinator: Coordinator; location: string } | undefined
   #backoff = 1
   #seen = new SeenSet()
+  /** Queued tickets the counters admitted through this worker this minute: a copy or retry costs no call. */
+  readonly grants: GrantRegister = new GrantRegister()
   /** New queue places this worker gave since its snapshot was last built (the next rebuild shows them). */
   #newQueuePlaces = 0
   /** Renewals' moves per location, reported with the next report (moves.ts). */
@@ -115,6 +123,7 @@ export class WorkerLink {
   constructor(options: LinkOptions) {
     this.options = options
     this.keepMinutes = options.sessionDurationMinutes + EXTRA_HISTORY_MINUTES
+    this.activeMinutes = activeKeepMinutes(options.sessionDurationMinutes)
   }
 
   /** Adds `delta` to `field` of `location`, to be reported. */
@@ -142,7 +151,7 @@ export class WorkerLink {
    */
   renew(location: string, move: Move): number | undefined {
     const key = moveKey(move.ticket, move.to)
-    const answer = this.#moves.answer(key, move.to)
+    const answer = this.#moves.answer(key, Math.floor(move.to))
     if (answer !== undefined || this.#moves.inFlight(key)) return answer
     const superseded = this.#unsentMoves.supersede(move)
     if (superseded) this.#moves.dropped(moveKey(superseded.ticket, superseded.to))
@@ -152,7 +161,7 @@ export class WorkerLink {
       else this.#pendingMoves.set(location, [move])
       this.#unsentMoves.queued(move)
     }
-    this.#moves.sent(key, move.to)
+    this.#moves.sent(key, Math.floor(move.to)) // answers are kept per minute: `to` is a position (positions.ts)
     return undefined
   }
 
@@ -170,7 +179,7 @@ export class WorkerLink {
    */
   async awaitMove(coordinator: Coordinator, location: string, ticketId: string, to: number, now: number, ms?: number): Promise<number | undefined> {
     const key = moveKey(ticketId, to)
-    const known = this.#moves.answer(key, to)
+    const known = this.#moves.answer(key, Math.floor(to))
     if (known !== undefined) return known
     if (this.#failing || !this.#moves.inFlight(key)) return undefined
     // A timed wait (the confirmed cookie still holds) is not repeated while the exchange it gave up on is under way.
@@ -226,6 +235,14 @@ export class WorkerLink {
   }
 
   /**
+   * The snapshot of the last state at the last moment of the minute before `minute` (the plain build, once a minute
+   * at most): the plan that minute's views could make, for a worker that made none then (room.ts `planOf`).
+   */
+  snapshotBefore(minute: number): Snapshot | undefined {
+    return this.#state && buildSnapshot(this.#state, minute * MINUTE_MS - 1, this.options.sessionDurationMinutes, this.options.waitingWindowMinutes)
+  }
+
+  /**
    * Puts in `report` the references this worker still lacks (held-references.ts), each table made from its view of the
    * traffic minute — the state plus its own deltas not in it yet. A worker with no state yet proposes none: an empty
    * table would give the whole minute to the Anywhere pool; its first sync brings the state to propose from.
@@ -233,6 +250,11 @@ export class WorkerLink {
   #propose(report: WorkerReport, now: number, coordinator: Coordinator): void {
     const state = this.#state
     if (!this.#fixes || !state) return
+    // Most reports have no minute to propose for: their view (a list of every delta not in the state) is not made.
+    if (this.#references.missing(now).length === 0) {
+      delete report.references
+      return
+    }
     const own: { location: string; deltas: Record<string, number> }[] = []
     for (const sent of this.#unacknowledged) own.push(sent)
     for (const [where, deltas] of this.#pending) own.push({ location: where, deltas })
@@ -240,7 +262,10 @@ export class WorkerLink {
     const layers = state.layers
     const view = layers ? { locations: layers.base, replaced: { location: layers.location, state: layers.own }, own } : { locations: state.locations, own }
     const fixed = coordinator.holdsReference && ((minute: number) => coordinator.holdsReference!(report.roomId, minute))
-    const proposals = this.#references.proposals(now, report.id, view, fixed || undefined)
+    // Users waiting in this worker's view: the minutes it proposes are pooled (held-references.ts `proposals`). Asked
+    // only when a minute lacks its reference: the snapshot may need a rebuild, which most reports need not pay.
+    const queued = () => (this.snapshot(now)?.waitingUsers ?? 0) > 0
+    const proposals = this.#references.proposals(now, report.id, view, fixed || undefined, queued)
     if (proposals) report.references = proposals
     else delete report.references
   }
@@ -255,9 +280,14 @@ export class WorkerLink {
     return this.#newQueuePlaces
   }
 
-  /** Shows deltas the coordinator already counted (a granted admission) in this worker's snapshots until a sync has them. */
-  observe(location: string, deltas: Record<string, number>): void {
+  /**
+   * Shows deltas the coordinator already counted (a granted admission) in this worker's snapshots until a sync has
+   * them. The `grant` (its minute, the counter's answer) is checked in every later answer (rolled-back.ts).
+   */
+  observe(location: string, deltas: Record<string, number>, grant?: { minute: number; result: SlotResult }): void {
     this.#observed.push({ seq: ++this.#observedSeq, location, deltas })
+    const { via, seq } = grant?.result ?? {}
+    if (via !== undefined && seq !== undefined) this.#ownGrants.note(location, grant!.minute, via, seq)
   }
 
   /**
@@ -348,11 +378,17 @@ export class WorkerLink {
     return this.#seen.first(ticketId, minute)
   }
 
+  /** Whether `ticketId` was seen checking in during `minute` on this worker ({@link firstCheckIn}), recording nothing. */
+  seenCheckIn(ticketId: string, minute: number): boolean {
+    return this.#seen.seen(ticketId, minute)
+  }
+
   /** Follows a runtime change of the session length (admin API, events): the active window changes with it. */
   setSessionDuration(minutes: number, now: number): void {
     if (minutes === this.options.sessionDurationMinutes) return
     this.options.sessionDurationMinutes = minutes
     this.keepMinutes = Math.max(this.keepMinutes, minutes + EXTRA_HISTORY_MINUTES)
+    this.activeMinutes = Math.max(this.activeMinutes, activeKeepMinutes(minutes))
     this.#rebuild(now)
   }
 
@@ -462,12 +498,19 @@ export class WorkerLink {
     return (Math.max(1, this.#unacknowledged.length) + Math.max(1, next)) * this.options.timeoutMs + EXCHANGE_SLACK_MS
   }
 
+  /** Locations with anything pending, each once, in the order the former Set of all three maps' keys listed them. */
+  #pendingLocations(): Iterable<string> {
+    // Mostly plain deltas only: their Map's keys, without a Set built per report.
+    if (this.#pendingOnce.size === 0 && this.#pendingMoves.size === 0) return this.#pending.keys()
+    return new Set([...this.#pending.keys(), ...this.#pendingOnce.keys(), ...this.#pendingMoves.keys()])
+  }
+
   #hasPending(): boolean {
     return this.#pending.size > 0 || this.#pendingOnce.size > 0 || this.#pendingMoves.size > 0 || this.#generationToReport
   }
 
   async #send(coordinator: Coordinator, location: string, now: number): Promise<void> {
-    for (const where of new Set([...this.#pending.keys(), ...this.#pendingOnce.keys(), ...this.#pendingMoves.keys()])) {
+    for (const where of this.#pendingLocations()) {
       this.#unacknowledged.push(this.#report(where, this.#pending.get(where) ?? {}, now, this.#pendingOnce.get(where), this.#pendingMoves.get(where)))
     }
     this.#pending.clear()
@@ -477,6 +520,7 @@ export class WorkerLink {
     this.#urgent = false
     if (this.#unacknowledged.length === 0) this.#unacknowledged.push(this.#report(location, {}, now))
     const observedUpTo = this.#observedSeq
+    const ownGrants = this.#ownGrants.snapshot(minuteOf(now)) // before sending: a grant noted later may not be in the answer
     const started = Date.now()
     try {
       let state: RoomState | undefined
@@ -493,8 +537,9 @@ export class WorkerLink {
       }
       this.#failing = false
       this.#timedWaitExpired = false
+      const previous = this.#state
       this.#state = state
-      this.#observed = this.#observed.filter((o) => o.seq > observedUpTo)
+      if (this.#observed.length > 0) this.#observed = this.#observed.filter((o) => o.seq > observedUpTo)
       if (state?.epoch) {
         // Lost after this worker's last sync with the old state, whatever clock dated the new one.
         if (this.#epoch && state.epoch.id !== this.#epoch.id) this.noteLostState(location, now, Math.max(state.epoch.startedAt, this.#lastSyncAt))
@@ -502,6 +547,12 @@ export class WorkerLink {
         this.#epoch = state.epoch
         if (state.generation !== undefined) this.#generation = sameEpoch ? Math.max(this.#generation ?? 0, state.generation) : state.generation
         for (const held of this.#unjudged.splice(0)) this.judgeSession(held.ticket, held.now, heldLocation, held)
+        // The same epoch at a generation the workers' sightings never got above, yet behind what this worker knew: an
+        // older copy put back and caught up with (rolled-back.ts). Lost no earlier than now, for all it knows.
+        if (rolledBack(previous, state, ownGrants, minuteOf(now))) {
+          this.noteLostState(location, now)
+          this.#ownGrants.forget(ownGrants)
+        }
       }
       this.#lastSyncAt = now
       this.#backoff = Date.now() - started > SLOW_SYNC_MS ? Math.min(8, this.#backoff * 2) : 1
@@ -526,7 +577,7 @@ export class WorkerLink {
   }
 
   #report(location: string, deltas: Record<string, number>, now: number, once?: WorkerReport['once'], moves?: Move[]): WorkerReport {
-    const report: WorkerReport = { id: randomId(), roomId: this.options.roomId, location, at: now, keepMinutes: this.keepMinutes, deltas }
+    const report: WorkerReport = { id: randomId(), roomId: this.options.roomId, location, at: now, keepMinutes: this.keepMinutes, activeMinutes: this.activeMinutes, deltas }
     if (once) report.once = once
     if (moves) report.moves = moves
     if (this.#epoch && this.#generation !== undefined) report.seen = { epoch: this.#epoch.id, generation: this.#generation }

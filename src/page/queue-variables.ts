@@ -53,8 +53,9 @@ export interface WaitEstimate {
 }
 
 /**
- * The part of the variables the snapshot decides: the wait. Computed on its own so a kept queue page can be
- * keyed by it (pipeline/respond.ts) — the rest depends on the settings, the language and the second alone.
+ * The part of the variables the snapshot decides: the wait. Computed on its own because a kept queue page
+ * (page/kept-page.ts) leaves it open and fills it per answer — the rest depends on the settings, the language
+ * and the second alone.
  */
 export function waitEstimate(q: Omit<QueueContext, 'messages' | 'refreshIntervalSeconds' | 'lastCountedAt'>): WaitEstimate {
   const { settings, snapshot } = q
@@ -75,7 +76,7 @@ export function waitEstimate(q: Omit<QueueContext, 'messages' | 'refreshInterval
   return { waitTime, percentiles: [waitTime, waitTime, waitTime] }
 }
 
-/** The variables the wait alone decides (a kept queue page leaves them open: pipeline/kept-page.ts). */
+/** The variables the wait alone decides (a kept queue page leaves them open: page/kept-page.ts). */
 export type WaitVariables = Pick<
   TemplateVariables,
   'waitTime' | 'waitTimeHours' | 'waitTimeHourMinutes' | 'waitTime25Percentile' | 'waitTime50Percentile' | 'waitTime75Percentile' | 'waitTimeFormatted'

@@ -10,6 +10,7 @@
  * The transport owns what follows a yes (forwarding); the origin's commands are still the room's
  * (origin-command.ts `revokeSession`).
  */
+import { ticketPosition } from '../coordination/positions.ts'
 import type { Context } from 'hono'
 import { minuteOf } from '../clock.ts'
 import { anyAdmin } from './admin-routes.ts'
@@ -63,5 +64,5 @@ export function admittedPass(room: Room, c: Context, request: PlainRequest, now:
   }
   link.judgeSession(ticket, now, room.locationOf, c)
   room.metrics.decisions.session++
-  return { ticketId: ticket.ticketId, countedMinute: minuteOf(ticket.lastCheckInTime), now }
+  return { ticketId: ticket.ticketId, countedMinute: ticketPosition(ticket), now }
 }

@@ -6,6 +6,7 @@
  *   step aside (another room, coverage, the admin API, bypass rules) → settings → session (admitted: no
  *   coordinator call) → challenge (src/challenge/) → decide (slot or queue) → respond
  */
+import { ticketPosition } from '../coordination/positions.ts'
 import type { Context, Env, MiddlewareHandler, Next } from 'hono'
 import { minuteOf } from '../clock.ts'
 import { challengeView, checkChallenge, heldResponse } from '../challenge/gate.ts'
@@ -14,11 +15,12 @@ import { resolveOptions, type ResolvedOptions, type WaitingRoomOptions } from '.
 import { decide } from './pipeline/decide.ts'
 import { applyOriginCommand, stripOriginCommands } from './pipeline/origin-command.ts'
 import { carryTicket } from './ticket-carry.ts'
-import { queueResponse } from './pipeline/respond.ts'
+import { queueResponse, queueView } from './pipeline/respond.ts'
 import { continueSession, readTicket, sessionNow, ticketCookieOf, type TicketRead } from './pipeline/session.ts'
 import { Room } from './room.ts'
 import { registerHandler } from './registry.ts'
 import { stepAside, type Aside } from './pipeline/step-aside.ts'
+import { tooEarlyNow } from './pipeline/too-early.ts'
 import type { EffectiveSettings } from '../admission/settings.ts'
 import type { Ticket } from '../ticket/ticket.ts'
 
@@ -45,7 +47,7 @@ async function passAdmitted(room: Room, c: Context, next: Next, ticket: Ticket, 
   room.metrics.decisions.session++
   c.set('waitingRoom', { outcome: 'admitted', reason: 'session', ticketId: ticket.ticketId, acceptedAt: ticket.acceptedAt })
   await next()
-  if (room.revokeEnabled) applyOriginCommand(room, c, ticket.ticketId, minuteOf(ticket.lastCheckInTime), now)
+  if (room.revokeEnabled) applyOriginCommand(room, c, ticket.ticketId, ticketPosition(ticket), now)
   else stripOriginCommands(c)
 }
 
@@ -58,7 +60,10 @@ function withSettings(room: Room, c: Context, next: Next, now: number, s: Effect
   }
   const cookie = ticketCookieOf(room, c)
   const ticket = sessionNow(room, c, cookie, now, s)
-  return ticket !== undefined ? passAdmitted(room, c, next, ticket, now) : decideAwaiting(room, c, next, now, s, cookie ?? null)
+  if (ticket !== undefined) return passAdmitted(room, c, next, ticket, now)
+  // A queued user's refresh spam: the page again, without the awaits of the whole way (pipeline/too-early.ts).
+  const early = cookie === undefined ? undefined : tooEarlyNow(room, c, cookie, now, s)
+  return early !== undefined ? Promise.resolve(early) : decideAwaiting(room, c, next, now, s, cookie ?? null)
 }
 
 /** The pipeline once the step-aside stage answered. */
@@ -104,9 +109,10 @@ async function decideAwaiting(room: Room, c: Context, next: Next, now: number, s
   if (challenge && challenge.held && decision.outcome === 'queued') return heldResponse(room, c, s, now)
   room.metrics.decisions[decision.reason]++
   const { ticketId, bucketId } = decision
-  const claim = challenge && challenge.passed ? ({ challenge: 1 } as const) : {}
+  // The claim as a field of every ticket (undefined: none, sealed alike), not a spread: the literals keep one shape.
+  const claim = challenge && challenge.passed ? (1 as const) : undefined
   if (decision.outcome === 'admitted') {
-    const admitted = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: now, lastCheckInTime: now, refreshIntervalSeconds: 0, ...claim }
+    const admitted = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: now, lastCheckInTime: now, refreshIntervalSeconds: 0, challenge: claim }
     const set = room.setTicket(c, admitted, now, s)
     if (set) await set // sealed already most often: no await
     c.set('waitingRoom', { outcome: 'admitted', reason: decision.reason, ticketId, acceptedAt: now, bucketId })
@@ -124,7 +130,7 @@ async function decideAwaiting(room: Room, c: Context, next: Next, now: number, s
     if (decision.reason === 'too-early' && ticket && challenge && challenge.passed && ticket.challenge !== 1) {
       cookie = await room.ticketCookie(c, { ...ticket, challenge: 1 }, now, s) // answered early: the claim is kept, nothing counted
     } else if (decision.reason !== 'too-early' && decision.reason !== 'queue-full') {
-      const queuedTicket = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: decision.refresh, ...claim }
+      const queuedTicket = { roomId: room.o.roomId, ticketId, bucketId: bucketId!, acceptedAt: 0, lastCheckInTime: now, refreshIntervalSeconds: decision.refresh, challenge: claim }
       const sealed = room.ticketCookie(c, queuedTicket, now, s)
       cookie = typeof sealed === 'string' ? sealed : await sealed // most often sealed already: no await
     }
@@ -132,7 +138,7 @@ async function decideAwaiting(room: Room, c: Context, next: Next, now: number, s
   }
   // `log` mode: the page still carries the challenge until it is answered.
   const shown = challenge && !challenge.passed && decision.outcome === 'queued' ? await challengeView(room, c, now) : undefined
-  return queueResponse(room, c, s, { ...decision, cookie, challenge: shown }, now)
+  return queueResponse(room, c, s, queueView(decision, cookie, shown), now)
 }
 
 /**

@@ -16,6 +16,7 @@ import { TEMPLATE_LANGUAGES, templateLanguageOf } from '../page/messages.ts'
 import type { QueueingMethod } from '../admission/plan.ts'
 import type { RoomSettings, SettingsStorage } from '../admission/settings.ts'
 import { challengeSchema, resolveChallenge, type ChallengeOption, type ResolvedChallenge } from '../challenge/options.ts'
+import { intRange } from '../admission/int-range.ts'
 
 export type SameSite = 'auto' | 'lax' | 'strict' | 'none'
 export type SecureMode = 'auto' | 'always' | 'never'
@@ -97,6 +98,12 @@ export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions
   failMode?: FailMode | undefined
   /** Per-call timeout for the coordinator, in ms. Default 1000. */
   coordinatorTimeoutMs?: number | undefined
+  /**
+   * The most any worker's clock may be off, in ms (0–10000). No new slot is granted that close to a minute's start
+   * or end by the worker's clock (admission/minute-edges.ts), so `newUsersPerMinute` holds in every minute of any
+   * clock within this of every worker's, not only of each worker's own. Default 0: clocks taken as one.
+   */
+  clockSkewToleranceMs?: number | undefined
   /** Shortest interval between background reports, in ms. Default: the coordinator's preference, else 1000. */
   syncIntervalMs?: number | undefined
   /** Scheduled events with their own limits and optional prequeue (no two may overlap). Default none. */
@@ -115,7 +122,7 @@ export interface WaitingRoomOptions<E extends Env = Env> extends CoverageOptions
   random?: (() => number) | undefined
 }
 
-const positiveInt = (max: number) => z.number().int().min(1).max(max)
+const positiveInt = (max: number) => intRange(1, max)
 const fn = <T>(label: string) => z.custom<T>((value) => typeof value === 'function', { message: `expected ${label}` })
 
 const cookieSchema = z.strictObject({
@@ -139,9 +146,9 @@ const optionsSchema = z
     suspended: z.boolean().optional(),
     queueingStatusCode: z.union([z.literal(200), z.literal(202), z.literal(429)], { error: 'expected 200, 202 or 429' }).optional(),
     jsonResponseEnabled: z.boolean().optional(),
-    refreshIntervalSeconds: z.number().int().min(5).max(300).optional(),
-    queuePlaceKeptSeconds: z.number().int().min(60).max(86_400).optional(),
-    analyticsRetentionDays: z.number().int().min(1).max(90).optional(),
+    refreshIntervalSeconds: intRange(5, 300).optional(),
+    queuePlaceKeptSeconds: intRange(60, 86_400).optional(),
+    analyticsRetentionDays: intRange(1, 90).optional(),
     cookie: cookieSchema.optional(),
     secret: z
       .union([z.string().min(32, 'at least 32 characters'), z.array(z.string().min(32, 'at least 32 characters')).min(1)])
@@ -158,8 +165,9 @@ const optionsSchema = z
       )
       .optional(),
     failMode: z.enum(['open', 'closed']).optional(),
-    coordinatorTimeoutMs: z.number().int().min(1).max(60_000).optional(),
-    syncIntervalMs: z.number().int().min(0).max(60_000).optional(),
+    coordinatorTimeoutMs: intRange(1, 60_000).optional(),
+    clockSkewToleranceMs: intRange(0, 10_000).optional(),
+    syncIntervalMs: intRange(0, 60_000).optional(),
     clock: fn<() => number>('a function returning ms since the epoch').optional(),
     random: fn<() => number>('a function returning a number in [0, 1)').optional(),
     events: z.array(eventSchema).optional(),
@@ -222,6 +230,7 @@ export interface ResolvedOptions<E extends Env = Env> extends RoomSettings {
   coordinator: Coordinator | ((c: Context<E>) => Coordinator) | undefined
   failMode: FailMode
   coordinatorTimeoutMs: number
+  clockSkewToleranceMs: number
   syncIntervalMs: number | undefined
   clock: () => number
   random: () => number
@@ -266,6 +275,7 @@ export function resolveOptions<E extends Env>(input: WaitingRoomOptions<E> = {})
     coordinator: options.coordinator,
     failMode: options.failMode ?? 'closed',
     coordinatorTimeoutMs: options.coordinatorTimeoutMs ?? 1000,
+    clockSkewToleranceMs: options.clockSkewToleranceMs ?? 0,
     syncIntervalMs: options.syncIntervalMs,
     clock: options.clock ?? Date.now,
     random: options.random ?? Math.random,

@@ -5,10 +5,10 @@
  * (`pipeline/`) is plain functions of `(room, c, …)`.
  */
 import type { Context } from 'hono'
-import { minuteOf, MINUTE_MS } from '../clock.ts'
+import { minuteOf } from '../clock.ts'
 import { normalizeEvents } from '../admission/events.ts'
 import { defaultLocation } from '../admission/location.ts'
-import { planMinute, type MinutePlan } from '../admission/plan.ts'
+import { planMinute, previousPlan, type MinutePlan } from '../admission/plan.ts'
 import { SettingsSource, type EffectiveSettings } from '../admission/settings.ts'
 import { waitingWindowMinutes, type Snapshot } from '../admission/snapshot.ts'
 import type { Coordinator } from '../coordination/coordinator.ts'
@@ -17,7 +17,7 @@ import { WorkerLink } from '../coordination/worker-link.ts'
 import { HistoryRecorder } from '../history/recorder.ts'
 import { isHttps, requestHeaderOf, serializeCookie, type CookieAttributes } from '../ticket/cookie.ts'
 import { ticketSealerOf } from '../ticket/secret.ts'
-import type { Ticket, TicketSealer } from '../ticket/ticket.ts'
+import { withEpoch, type Ticket, type TicketSealer } from '../ticket/ticket.ts'
 import { coverageCheck, plainCoverage, type PlainCoverage } from './coverage.ts'
 import { claimCookie, type RegisteredRoom } from './registry.ts'
 import { legacyRoutes, routeScorer } from './routes.ts'
@@ -30,6 +30,7 @@ import { RuleSource } from '../rules/store.ts'
 import { settleWithin } from '../coordination/timeout.ts'
 import type { ResolvedOptions } from './options.ts'
 import { sealedTag } from '../coordination/session-epoch.ts'
+import { positionEndsAt, ticketPosition } from '../coordination/positions.ts'
 
 /** A queued ticket outlives this many refresh intervals after its last check-in. */
 const QUEUED_TICKET_CHECK_INS = 3
@@ -140,6 +141,7 @@ export class Room implements RegisteredRoom {
     if (cached && cached.snapshot === snapshot && cached.settings === settings) return cached.plan
     // The last plan of the minute before bounds what that minute granted that this snapshot may not show yet.
     if (cached && cached.plan.minute < snapshot.minute) this.#lastMinutePlan = cached.plan
+    this.#lastMinutePlan = previousPlan(this.#lastMinutePlan, snapshot.minute, settings, () => this.link.snapshotBefore(snapshot.minute))
     const plan = planMinute(snapshot, settings, this.#lastMinutePlan)
     this.#plan = { plan, snapshot, settings }
     return plan
@@ -156,16 +158,14 @@ export class Room implements RegisteredRoom {
   }
 
   /**
-   * A session lasts through minute m + sessionDurationMinutes of its last check-in, so it leaves the count
-   * exactly then. A queued ticket is the user's place in line: it lives `queuePlaceKeptSeconds` (and at least
+   * A session lasts as long as its count, `sessionDurationMinutes + 1` minutes past its position (positions.ts). A queued ticket is the user's place in line: it lives `queuePlaceKeptSeconds` (and at least
    * three refresh intervals) after the last check-in, whatever the session length, so a closed tab or a slow
    * refresh keeps the place.
    */
   sessionEndsAt(ticket: Ticket, s: EffectiveSettings): number {
-    const from = ticket.acceptedAt > 0 && s.disableSessionRenewal ? ticket.acceptedAt : ticket.lastCheckInTime
-    // A renewal handed out unanswered (ticket.ts `pending`) keeps the session through its own minute's window.
-    const last = ticket.pending === undefined || s.disableSessionRenewal ? minuteOf(from) : Math.max(minuteOf(from), ticket.pending)
-    const session = (last + s.sessionDurationMinutes + 1) * MINUTE_MS
+    // Without renewal the count stays in its minute, else where the cookie says; a pending renewal lasts from its minute.
+    const position = s.disableSessionRenewal ? minuteOf(ticket.acceptedAt > 0 ? ticket.acceptedAt : ticket.lastCheckInTime) : ticketPosition(ticket)
+    const session = positionEndsAt(ticket.pending === undefined || s.disableSessionRenewal ? position : Math.max(position, ticket.pending), s.sessionDurationMinutes)
     if (ticket.acceptedAt > 0) return session
     const kept = Math.max(this.o.queuePlaceKeptSeconds * 1000, QUEUED_TICKET_CHECK_INS * ticket.refreshIntervalSeconds * 1000)
     return Math.max(session, ticket.lastCheckInTime + kept)
@@ -193,7 +193,7 @@ export class Room implements RegisteredRoom {
   ticketCookie(c: Context, ticket: Ticket, now: number, s: EffectiveSettings): string | Promise<string> {
     // An admitted session is sealed with the epoch of the state it is counted in (session-epoch.ts).
     const epoch = ticket.acceptedAt > 0 ? this.link.epoch : undefined
-    const sealed = epoch === undefined ? ticket : { ...ticket, epoch: sealedTag(epoch, this.link.generation) }
+    const sealed = epoch === undefined ? ticket : withEpoch(ticket, sealedTag(epoch, this.link.generation))
     const value = this.sealerOf(c).sealNow(sealed)
     const line = (text: string): string => this.cookie(c, text, (this.sessionEndsAt(sealed, s) - now) / 1000)
     return typeof value === 'string' ? line(value) : value.then(line)

@@ -6,6 +6,7 @@
  */
 import type { Context } from 'hono'
 import { z } from 'zod'
+import { intRange } from '../admission/int-range.ts'
 
 /** One covered route: a host and a path prefix, as a Cloudflare room's `host` + `path` or one of its `additional_routes`. */
 export interface RouteInput {
@@ -60,7 +61,7 @@ export const routeOptionFields = {
     .min(1)
     .optional(),
   ignorePathCase: z.boolean().optional(),
-  maxQueuedUsers: z.number().int().min(1).max(100_000_000).optional(),
+  maxQueuedUsers: intRange(1, 100_000_000).optional(),
   compatibility: z.enum(['default', 'cloudflare'], "'default' or 'cloudflare'").optional(),
   clientIp: z.custom<(c: Context) => string | undefined>((value) => typeof value === 'function', { message: 'expected a function (c) => string | undefined' }).optional(),
   clientCountry: z.custom<(c: Context) => string | undefined>((value) => typeof value === 'function', { message: 'expected a function (c) => string | undefined' }).optional(),

@@ -4,7 +4,7 @@
  * workers' plans asked for, which calls were refused, and which room state each worker last received.
  * This is how the simulator explains a queueing decision from outside the core.
  */
-import { ANYWHERE, type Coordinator, type CounterRequest } from '../coordination/coordinator.ts'
+import { ANYWHERE, takeInOrder, type Coordinator, type CounterRequest } from '../coordination/coordinator.ts'
 import type { RoomState } from '../coordination/state.ts'
 
 export interface CounterCall {
@@ -60,11 +60,12 @@ export class CounterLog {
 /**
  * The shared coordinator as one worker sees it: every call goes to `inner`; counter calls are logged and
  * the last state a sync answered is kept on `view`. Methods not wrapped here (optional ones an adapter or
- * a later core may add) are inherited from `inner` unchanged; the memory coordinator has no fused
- * `takeSlot`, so every slot goes through the logged `increment`.
+ * a later core may add) are inherited from `inner` unchanged. The memory coordinator's fused `takeSlot` is
+ * replaced by the same order over the logged `increment` (one round trip counted): inherited, it bypassed the
+ * log, and every run showed no counter calls (no `counters-full` cause, no unused slots).
  */
 export function watchedCoordinator(inner: Coordinator, log: CounterLog, view: { state: RoomState | undefined }): Coordinator {
-  const watched: Pick<Coordinator, 'name' | 'preferredSyncIntervalMs' | 'increment' | 'sync'> = {
+  const watched: Pick<Coordinator, 'name' | 'preferredSyncIntervalMs' | 'increment' | 'takeSlot' | 'sync'> = {
     name: inner.name,
     preferredSyncIntervalMs: inner.preferredSyncIntervalMs,
     async increment(request) {
@@ -72,6 +73,7 @@ export function watchedCoordinator(inner: Coordinator, log: CounterLog, view: { 
       log.record(request, result.taken, result.seq, result.repeat === true)
       return result
     },
+    takeSlot: (request) => takeInOrder((counter) => watched.increment(counter), request, true),
     async sync(report) {
       const state = await inner.sync(report)
       view.state = state

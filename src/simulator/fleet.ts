@@ -77,7 +77,8 @@ export function buildFleet(scenario: Scenario, clock: () => number): Fleet {
           random: seededRandom(`${scenario.seed}\nworker ${index}`),
         }),
       )
-      app.get('*', (c) => c.text('origin'))
+      // No body: nobody reads it, and a body made undici build a ReadableStream per admitted request (issue 15).
+      app.get('*', (c) => c.body(null))
       workers.push({ index, location: name, app, view, remembered: 0 })
       indexes.push(index)
     }
@@ -148,11 +149,43 @@ interface SimRequest {
   [DECISION]?: WaitingRoomDecision | undefined
 }
 
+/**
+ * A request's two headers, read as a fetch `Headers` is (case-insensitive names, null when absent): undici's ran
+ * WebIDL conversions and kept a sorted list per request, for the two headers a simulated browser sends (issue 15).
+ */
+class SimHeaders {
+  constructor(
+    readonly accept: string,
+    readonly cookie: string | null,
+  ) {}
+
+  get(name: string): string | null {
+    const lower = name.toLowerCase()
+    return lower === 'accept' ? this.accept : lower === 'cookie' ? this.cookie : null
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null
+  }
+
+  *entries(): IterableIterator<[string, string]> {
+    yield ['accept', this.accept]
+    if (this.cookie !== null) yield ['cookie', this.cookie]
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries()
+  }
+
+  forEach(callback: (value: string, name: string, headers: SimHeaders) => void): void {
+    for (const [name, value] of this.entries()) callback(value, name, this)
+  }
+}
+
 /** One request, as a browser (or an app) makes it: with the ticket cookie if it holds one. */
 export async function visit(fleet: Fleet, worker: Worker, cookie: string | undefined): Promise<VisitResult> {
-  const headers = new Headers({ accept: fleet.accept })
-  if (cookie) headers.set('cookie', `${COOKIE_NAME}=${cookie}`)
-  const request: SimRequest = { url: 'http://simulator.local/', method: 'GET', headers }
+  const headers = new SimHeaders(fleet.accept, cookie ? `${COOKIE_NAME}=${cookie}` : null)
+  const request: SimRequest = { url: 'http://simulator.local/', method: 'GET', headers: headers as unknown as Headers }
   const response = await worker.app.fetch(request as unknown as Request)
   let next: string | undefined
   for (const line of response.headers.getSetCookie()) {

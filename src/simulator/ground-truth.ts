@@ -16,9 +16,10 @@ import {
   type SeriesPoint,
 } from './metrics.ts'
 import type { RoomSpec } from './scenario.ts'
-import { sessionEnd, type SimUser } from './users.ts'
+import { grantPosition, renewedPosition, sessionEnd, type SimUser } from './users.ts'
 
 const MINUTE_MS = 60_000
+const END_GRID_MS = 250
 /** Premature decisions kept as examples in the result. */
 const EXAMPLES_KEPT = 40
 
@@ -58,7 +59,8 @@ export class GroundTruth {
 
   /** Sessions whose end has come by `atMs` no longer count (ends fall on whole seconds). */
   expire(atMs: number): void {
-    for (; this.#expiredTo <= atMs; this.#expiredTo += 1000) {
+    // Session ends fall on the positions' grid (3.75 s) or on whole minutes: all multiples of 250 ms.
+    for (; this.#expiredTo <= atMs; this.#expiredTo += END_GRID_MS) {
       const ending = this.#ends.get(this.#expiredTo)
       if (ending === undefined) continue
       this.activeNow -= ending
@@ -107,7 +109,8 @@ export class GroundTruth {
     if (wasActive) this.#ends.set(user.sessionEndMs, this.#ends.get(user.sessionEndMs)! - 1)
     else this.activeNow++
     this.#row.active = Math.max(this.#row.active, this.activeNow)
-    user.sessionEndMs = sessionEnd(atMs, this.#room.sessionDurationMinutes)
+    user.position = wasActive && user.state === 'visiting' ? renewedPosition(user.position, atMs) : grantPosition(atMs)
+    user.sessionEndMs = sessionEnd(user.position, this.#room.sessionDurationMinutes)
     this.#ends.set(user.sessionEndMs, (this.#ends.get(user.sessionEndMs) ?? 0) + 1)
   }
 

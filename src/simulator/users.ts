@@ -3,6 +3,8 @@
  * Simulated users and what the simulator knows about them: the ground truth the core is measured against.
  */
 import type { Worker } from './fleet.ts'
+import { MINUTE_MS } from '../clock.ts'
+import { positionEndsAt, positionOf, renewalDue } from '../coordination/positions.ts'
 
 export interface SimUser {
   id: number
@@ -22,8 +24,10 @@ export interface SimUser {
   /** The worker of the first request (used when workers are chosen per user). */
   homeWorker: number | undefined
   admittedMs: number | undefined
-  /** End of the live session (ms from start), from the last request; 0 before admission. */
+  /** End of the live session (ms from start), from its position; 0 before admission. */
   sessionEndMs: number
+  /** Where the session's count sits (coordination/positions.ts), minutes from start; 0 before admission. */
+  position: number
   /** Queueing decisions this user got (not counting too-early check-ins). */
   queueDecisions: number
   /** The queue bucket of the user's last queueing decision. */
@@ -42,19 +46,23 @@ export function newUser(id: number, location: string, arrivalMs: number, visitMs
     homeWorker: undefined,
     admittedMs: undefined,
     sessionEndMs: 0,
+    position: 0,
     queueDecisions: 0,
     bucketId: undefined,
   }
 }
 
 /**
- * The documented session rule applied to what the simulator saw: an admitted user counts as active through
- * minute m + sessionDurationMinutes, m being the minute of their last request. (A visiting user makes a
- * request every minute, so their ticket is renewed in the minute of each last request.) The run starts on
- * a minute boundary, so minutes from the start line up with the core's minutes.
+ * The documented session rule applied to what the simulator saw (coordination/positions.ts): an admission's
+ * count sits at its minute; a request once that position is a minute old renews it to the request's slice
+ * (3.75 s); the session ends `sessionDurationMinutes + 1` minutes after its position. The run starts on a minute
+ * boundary, so minutes from the start line up with the core's minutes and slices.
  */
-export const sessionEnd = (lastRequestMs: number, sessionDurationMinutes: number): number =>
-  (Math.floor(lastRequestMs / 60_000) + sessionDurationMinutes + 1) * 60_000
+export const grantPosition = (atMs: number): number => Math.floor(atMs / MINUTE_MS)
+
+export const renewedPosition = (position: number, atMs: number): number => (renewalDue(position, atMs) ? positionOf(atMs) : position)
+
+export const sessionEnd = (position: number, sessionDurationMinutes: number): number => positionEndsAt(position, sessionDurationMinutes)
 
 /**
  * Tickets a worker's sealer surely still remembers. `TicketSealer` keeps the last 20,000 tickets it sealed

@@ -9,7 +9,9 @@
  * `Date.now` is swapped in the same windows: the worker link times its syncs with it (a sync slower than
  * 250 ms backs its report interval off), and with the real clock a garbage-collection pause of a loaded
  * machine changed how often a simulated worker reported, so two runs of one seed could differ. In simulated
- * time a sync of the in-process coordinator takes no time, as it should.
+ * time a sync of the in-process coordinator takes no time, as it should. `performance.now` likewise: the worker
+ * link takes a report in flight longer than its timeout by it for a hanging store, and a pause of a loaded machine
+ * past that timeout changed a run's decisions (the golden's planet case differed at load 34).
  *
  * Pending timers sit in a binary heap ordered by (time, creation): with a thousand workers each holding a
  * trailing-report timer, finding the next one by scanning them all made every step cost O(timers²).
@@ -44,7 +46,7 @@ export class VirtualTimers {
   readonly #heap: Timer[] = []
   #nextId = 1
   #installed = 0
-  #real: { setTimeout: SetTimeout; clearTimeout: ClearTimeout; now: () => number } | undefined
+  #real: { setTimeout: SetTimeout; clearTimeout: ClearTimeout; now: () => number; performanceNow: () => number } | undefined
 
   /** `now` is the simulated clock (ms). */
   constructor(now: () => number) {
@@ -117,7 +119,7 @@ export class VirtualTimers {
 
   #install(): void {
     if (this.#installed++ > 0) return
-    const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout, now: Date.now }
+    const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout, now: Date.now, performanceNow: performance.now }
     this.#real = real
     const virtualSet = (callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
       const id = this.#nextId++
@@ -134,6 +136,7 @@ export class VirtualTimers {
     globalThis.setTimeout = virtualSet as unknown as SetTimeout
     globalThis.clearTimeout = virtualClear as ClearTimeout
     Date.now = this.#now
+    performance.now = this.#now
   }
 
   #uninstall(): void {
@@ -141,6 +144,7 @@ export class VirtualTimers {
     globalThis.setTimeout = this.#real.setTimeout
     globalThis.clearTimeout = this.#real.clearTimeout
     Date.now = this.#real.now
+    performance.now = this.#real.performanceNow
     this.#real = undefined
   }
 }

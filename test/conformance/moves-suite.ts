@@ -62,7 +62,8 @@ export function movesConformance(t: TestApi, harness: MovesHarness): void {
         for (let i = 0; round < 3 && i < tickets; i++) {
           const ticket = `s${seed}-t${i}`
           if (random() < 0.3) continue
-          const to = MINUTE + 1 + Math.floor(random() * 4)
+          // A position on the 3.75 s grid (coordination/positions.ts): moves a slice apart, within a minute and across.
+          const to = MINUTE + (16 + Math.floor(random() * 64)) / 16
           const sources = (held.get(ticket) ?? [MINUTE]).filter((m) => m < to)
           if (sources.length === 0) continue
           const from = pick(sources) // an old cookie replayed, or the latest

@@ -17,15 +17,15 @@
  *    admitted users leave at once, freeing their places; queued users check in when the Refresh
  *    header says; new users keep arriving; users admitted later browse for laterStay, then leave.
  *
- * The ground truth is every admitted session: the minute of its admission and the minute its session ends,
- * read from the cookies alone (the Max-Age rule of soak-client.mjs: a session ends at a whole minute,
- * (minute of last check-in + sessionDuration + 1)). A session is active in minute m when it was admitted in
- * or before m and ends after m; sessions only end at minute boundaries, so that count is the most users the
- * origin serves at any moment of m.
+ * The ground truth is every admitted session: the moment of its admission and the moment its session ends,
+ * read from the cookies alone (session-end.mjs: the end sits on the room's 3.75-s grid, which the Max-Age
+ * window pins down). A session is live from its admission to its end; crash.mjs counts, per minute, the most
+ * sessions live at any moment of it.
  *
  * Prints one JSON line with the sessions and what it saw, then exits. Exits when the runner goes away.
  */
 import { Agent, request } from 'node:http'
+import { sessionEndOf } from './session-end.mjs'
 
 const config = JSON.parse(process.argv[2])
 const { startAt, burstUsers, trafficMs, arrivalsPerSecond, sessionDurationMinutes: sd, browse, laterStay } = config
@@ -63,20 +63,13 @@ const seen = {
   burst: { admitted: 0, queued: 0, cutOff: 0, issuedAt: 0, admittedBy: {}, answerMs: [] },
   goAt: 0,
   killed: undefined,
-  /** Every admitted session: { user, firstBurst, by, admitMinute, endMinute, admittedAt }. */
+  /** Every admitted session: { user, firstBurst, by, admittedAt, end } (ms). */
   sessions: [],
 }
 const bump = (map, key) => (map[key] = (map[key] ?? 0) + 1)
 function anomaly(text) {
   seen.anomalyCount++
   if (seen.anomalies.length < 20) seen.anomalies.push(text)
-}
-
-/** The admitted cookie's counted minute and session end (see soak-client.mjs). */
-function countedMinute(sentAt, receivedAt, maxAge) {
-  const sessionEnd = Math.floor((receivedAt + maxAge * 1000) / 60_000) * 60_000
-  if (!(sessionEnd > sentAt + (maxAge - 1) * 1000)) return undefined // latency over a minute: ambiguous
-  return { minute: sessionEnd / 60_000 - sd - 1, endMinute: sessionEnd / 60_000 }
 }
 
 function ticketOf(setCookies) {
@@ -148,18 +141,18 @@ async function user(id, first) {
     if (reply.origin && state === 'admitted') {
       seen.outcomes.session++
       if (reply.ticket) {
-        const at = countedMinute(reply.sentAt, reply.receivedAt, reply.ticket.maxAge)
+        const at = sessionEndOf(reply.sentAt, reply.receivedAt, reply.ticket.maxAge, sd)
         if (!at) return anomaly(`user ${id}: renewal with an ambiguous Max-Age`)
-        if (at.endMinute <= session.endMinute) anomaly(`user ${id}: a renewal that does not move the session's end`)
-        session.endMinute = at.endMinute
+        if (at.end <= session.end) anomaly(`user ${id}: a renewal that does not move the session's end`)
+        session.end = at.end
         seen.outcomes.renewed++
         cookie = reply.ticket.cookie
       }
     } else if (reply.origin) {
-      const at = reply.ticket && countedMinute(reply.sentAt, reply.receivedAt, reply.ticket.maxAge)
+      const at = reply.ticket && sessionEndOf(reply.sentAt, reply.receivedAt, reply.ticket.maxAge, sd)
       if (!at) return anomaly(`user ${id}: admitted without a readable ticket`)
       seen.outcomes.admitted++
-      session = { user: id, firstBurst: step === 0 && first !== undefined, by: reply.target, admitMinute: at.minute, endMinute: at.endMinute, admittedAt: reply.receivedAt }
+      session = { user: id, firstBurst: step === 0 && first !== undefined, by: reply.target, admittedAt: reply.receivedAt, end: at.end }
       seen.sessions.push(session)
       cookie = reply.ticket.cookie
       state = 'admitted'
@@ -181,7 +174,7 @@ async function user(id, first) {
       seen.users.left++
       return
     }
-    if (state === 'admitted' && nextAt > session.endMinute * 60_000 - 5000) return anomaly(`user ${id}: would browse after its session ends`)
+    if (state === 'admitted' && nextAt > session.end - 5000) return anomaly(`user ${id}: would browse after its session ends`)
     await sleep(nextAt - Date.now())
     const kind = state === 'admitted' ? 'browse' : 'checkIn'
     reply = await send(kind, `/${kind}/${id}/${step}`, cookie)

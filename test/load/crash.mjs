@@ -19,6 +19,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { exitOf, startChild, stop } from './processes.mjs'
+import { liveAt, mostLiveByMinute } from './session-end.mjs'
 import { readRoom } from './store.mjs'
 
 /**
@@ -183,18 +184,11 @@ async function runGroup(ctx, group, startAt, children) {
   verify(ctx, group, seen, crash, room, codes)
 }
 
-/** Per minute, the admitted sessions not yet ended: the most users the origin serves at any moment of it. */
-export function activeByMinute(sessions) {
-  const counts = {}
-  for (const s of sessions) for (let m = s.admitMinute; m < s.endMinute; m++) counts[m] = (counts[m] ?? 0) + 1
-  return counts
-}
-
 function verify(ctx, group, seen, crash, room, codes) {
   const { backend } = group
   const name = `crash ${backend}`
   const { total } = CRASH_ROOM
-  const active = activeByMinute(seen.sessions)
+  const active = mostLiveByMinute(seen.sessions)
   const minutes = Object.keys(active).map(Number).sort((a, b) => a - b)
   const most = Math.max(0, ...Object.values(active))
   const shown = minutes.map((m) => `${m % 1000}:${active[m]}`).join(' ')
@@ -207,7 +201,7 @@ function verify(ctx, group, seen, crash, room, codes) {
   const freed = seen.sessions.filter((s) => s.firstBurst && s.by !== crash.victim?.url).length
   const fivexx = Object.entries(seen.statuses).filter(([status]) => Number(status) >= 500).reduce((sum, [, n]) => sum + n, 0)
   const failed = Object.values(seen.errors).reduce((sum, n) => sum + n, 0)
-  const liveNow = active[room.minute] ?? 0
+  const liveNow = liveAt(seen.sessions, room.now)
   const restartedServed = crash.restarted ? seen.byTarget[crash.restarted.url] ?? 0 : 0
   ctx.figures[group.scenario] = {
     burst: seen.burst,

@@ -11,11 +11,10 @@
  * - queued users check in with their cookie when the page's Refresh header says, until admitted or until
  *   they give up (abandon.minMs–maxMs after arriving).
  *
- * What it observes is the recount the runner compares with the coordinator. The minute the server counted
- * a ticket in is read from the response alone: the cookie's Max-Age ends its session at
- * (minute of last check-in + sessionDuration + 1) whole minutes, and exactly one minute boundary fits in
- * (sent + (Max-Age − 1) s, received + Max-Age s]. So the generator knows, without any of the room's
- * internals, each admission's minute and each admitted ticket's last counted minute.
+ * What it observes is the recount the runner compares with the coordinator. When the server ends a ticket's
+ * session, and the minute it keeps the count under, are read from the response alone: the cookie's Max-Age
+ * pins the end to one point of the room's 3.75-s grid (session-end.mjs). So the generator knows, without any of
+ * the room's internals, each admission's minute, each admitted ticket's last counted minute and its end.
  *
  * Then it flushes: a proxy reports its counts in the background after requests, so the last requests'
  * counts may sit in a proxy until another request comes. For `flushMs` it sends each proxy, once a second, a
@@ -27,6 +26,7 @@
  * Prints one JSON line with what it saw, then exits. Exits when the runner goes away.
  */
 import { Agent, request } from 'node:http'
+import { sessionEndOf } from './session-end.mjs'
 
 const config = JSON.parse(process.argv[2])
 const { targets, durationMs, arrivalsPerSecond, sessionDurationMinutes: sd, browse, abandon, flushMs, maxUsers } = config
@@ -63,8 +63,10 @@ const seen = {
   latencies: { new: [], checkIn: [], browse: [] },
   /** minute → admissions the generator saw in it */
   admissionsByMinute: {},
-  /** minute → admitted tickets whose last counted check-in fell in it */
+  /** minute → admitted tickets whose count the store keeps under it (their last counted check-in's) */
   ticketsByLastMinute: {},
+  /** user → when its admitted ticket's session ends (ms), by its latest cookie */
+  sessionEnds: {},
   flush: { pokes: 0, ok: false, seconds: 0 },
   /** Requests sent again after a kept-alive connection was reset before any answer (see attempt()). */
   retriedResets: 0,
@@ -82,9 +84,8 @@ function bump(map, key, by = 1) {
 
 /** The session end and counted minute a cookie's Max-Age implies (see the module comment). */
 function countedMinute(sentAt, receivedAt, maxAge) {
-  const sessionEnd = Math.floor((receivedAt + maxAge * 1000) / 60_000) * 60_000
-  if (sessionEnd <= sentAt + (maxAge - 1) * 1000) return undefined // latency over a minute: ambiguous
-  return { minute: sessionEnd / 60_000 - sd - 1, sessionEnd }
+  const at = sessionEndOf(sentAt, receivedAt, maxAge, sd)
+  return at && { minute: at.minute, sessionEnd: at.end }
 }
 
 function ticketOf(setCookies) {
@@ -161,13 +162,17 @@ async function user() {
   let leaveAt = 0
   let page = 0
   let nextAt = arrivedAt
+  let lastQueued // the last queue page with a ticket: { receivedAt, refresh, target }, to say how early a too-early answer was
   for (let step = 0; step < 10_000; step++) {
-    const wait = nextAt - Date.now()
-    if (wait > 0) await sleep(Math.min(wait, STOP_AT - Date.now()))
-    if (Date.now() >= STOP_AT) {
+    // A request due after the run stops is never sent. Waiting until its moment, never less: a sleep cut short to
+    // STOP_AT, or a timer firing a millisecond early, sent check-ins seconds before their refresh was due — the
+    // "check-in answered as too early" anomalies were this generator's, not the room's.
+    if (nextAt >= STOP_AT) {
       seen.users.stopped++
       return
     }
+    await sleep(nextAt - Date.now())
+    while (Date.now() < nextAt) await sleep(1)
     const kind = state === 'new' ? 'new' : state === 'queued' ? 'checkIn' : 'browse'
     if (state === 'admitted' && Date.now() > ticket.sessionEnd - 5000) {
       anomaly(`user ${id}: would browse after its session ends`)
@@ -200,6 +205,7 @@ async function user() {
             seen.outcomes.renewed++
           } else anomaly(`user ${id}: a new cookie in the same minute`)
           ticket = at
+          seen.sessionEnds[id] = at.sessionEnd
           cookie = reply.ticket.cookie
         }
       } else {
@@ -214,6 +220,7 @@ async function user() {
         bump(seen.admissionsByMinute, at.minute, 1)
         bump(seen.ticketsByLastMinute, at.minute, 1)
         ticket = at
+        seen.sessionEnds[id] = at.sessionEnd
         cookie = reply.ticket.cookie
         state = 'admitted'
         leaveAt = reply.receivedAt + between(browse.forMinMs, browse.forMaxMs)
@@ -229,10 +236,12 @@ async function user() {
     if (state === 'admitted') anomaly(`user ${id}: an admitted cookie was queued`)
     if (!reply.ticket) {
       seen.outcomes.tooEarly++
-      anomaly(`user ${id}: a check-in answered as too early`)
+      const last = lastQueued
+      anomaly(`user ${id}: a check-in answered as too early (asked back in ${reply.refresh} s) ${last ? `${reply.sentAt - last.receivedAt} ms after a queue page with Refresh ${last.refresh} from ${last.target.split(':').at(-1)}, sent to ${reply.target.split(':').at(-1)}` : 'with no queue page before'}`)
     } else {
       seen.outcomes.queued++
       cookie = reply.ticket.cookie
+      lastQueued = { receivedAt: reply.receivedAt, refresh: reply.refresh, target: reply.target }
       // The room counts a check-in from refresh − 1 s after the last one; a check-in before that is free.
       tooEarly.push({ cookie, until: reply.sentAt + reply.refresh * 1000 - 1500 })
       if (tooEarly.length > 64) tooEarly.splice(0, tooEarly.length - 64)

@@ -15,12 +15,19 @@ export interface GeneratedOptions {
 }
 
 /** A ramp to `peak`× the limit over `rampMinutes` on 2–6 locations, from a seed: everything else drawn from it too. */
-export function generatedRoom(seed: string, options: GeneratedOptions = {}): Scenario {
+/** A seed's draws: numbers in [0, 1), and whole numbers in [low, high]. */
+function drawsOf(seed: string): { random: () => number; between: (low: number, high: number) => number } {
   const random = seededRandom(seed)
-  const between = (low: number, high: number): number => low + Math.floor(random() * (high - low + 1))
+  return { random, between: (low, high) => low + Math.floor(random() * (high - low + 1)) }
+}
+
+/** Uneven shares: each location's weight is a Pareto draw, so one or two locations dominate. */
+const paretoWeights = (random: () => number, count: number): number[] => Array.from({ length: count }, () => 1 / Math.pow(1 - random() * 0.95, 1 / 1.2))
+
+export function generatedRoom(seed: string, options: GeneratedOptions = {}): Scenario {
+  const { random, between } = drawsOf(seed)
   const count = between(2, 6)
-  // Uneven shares: each location's weight is a Pareto draw, so one or two locations dominate.
-  const weights = Array.from({ length: count }, () => 1 / Math.pow(1 - random() * 0.95, 1 / 1.2))
+  const weights = paretoWeights(random, count)
   const total = weights.reduce((sum, w) => sum + w, 0)
   const locations = weights.map((_, i) => ({ name: `loc${i}`, workers: between(1, 4) }))
   const limit = between(60, 120)
@@ -91,4 +98,50 @@ export async function runWithinLimits(scenario: Scenario): Promise<{ result: Sim
   expect(summary.maxOvershootPercent, context).toBeLessThanOrEqual(1)
   expect(summary.minutesOverNewUsersPerMinute, context).toBe(0)
   return { result, context }
+}
+
+/**
+ * A queue across many locations (issue 15's FIFO targets): 3–40 locations with Pareto shares whose busiest changes
+ * from minute to minute (so a completed minute's traffic says little about where the line's head waits), 1–4
+ * workers each, 1–5 s lag, 1–2 s reports, demand ramping to 1.5–3× the limit. All drawn from the seed.
+ */
+export function generatedQueue(seed: string): Scenario {
+  const { random, between } = drawsOf(seed)
+  const weights = paretoWeights(random, between(3, 40))
+  const workers = between(1, 4)
+  const locations = weights.map((_, i) => ({ name: `loc${i}`, workers }))
+  const limit = between(60, 100)
+  const sessionDurationMinutes = between(1, 2)
+  const refreshIntervalSeconds = between(10, 30)
+  const visitSeconds = between(45, 90)
+  const rampMinutes = between(5, 7)
+  const peak = 1.5 + random() * 1.5
+  const minutes = rampMinutes + 4
+  const peakRate = (peak * limit) / (visitSeconds / 60 + sessionDurationMinutes)
+  // Each minute the shares are drawn afresh around the Pareto weights: the busiest location moves.
+  const arrivals = Array.from({ length: minutes }, (_, m) => {
+    const drawn = weights.map((w) => w * (0.25 + 1.5 * random()))
+    const total = drawn.reduce((sum, w) => sum + w, 0)
+    return drawn.map((w, i) => ({
+      location: `loc${i}`,
+      fromSecond: m * 60,
+      toSecond: (m + 1) * 60,
+      users: Math.round((w / total) * peakRate * Math.min(1, (m + 0.5) / rampMinutes)),
+    }))
+  })
+    .flat()
+    .filter((phase) => phase.users > 0)
+  return parseScenario({
+    name: `queue-${seed}`,
+    seed,
+    minutes,
+    locations,
+    lagMs: between(1, 5) * 1000,
+    syncIntervalMs: between(1, 2) * 1000,
+    room: { totalActiveUsers: limit, newUsersPerMinute: limit, sessionDurationMinutes, refreshIntervalSeconds },
+    visit: { seconds: visitSeconds, spreadSeconds: Math.floor(visitSeconds / 4), requestEverySeconds: between(10, 30) },
+    workerChoice: 'per-user',
+    client: 'json',
+    arrivals,
+  })
 }

@@ -60,6 +60,22 @@ export function losableSqlite(): Losable {
 }
 
 /**
+ * Deletes every key under any of `prefixes` in one SCAN of the keyspace per label: a property test hands out hundreds
+ * of prefixes, and a SCAN per prefix went over the whole shared test database each time — past the 10 s hook timeout
+ * while other files filled it (CI, recovering-warm's afterAll). Keys of another run of the same label are kept.
+ */
+async function deletePrefixes(client: TestRedis, prefixes: string[]): Promise<void> {
+  const mine = new Set(prefixes)
+  const patterns = new Set(prefixes.map((prefix) => `${prefix.replace(/-[^-]*$/, '')}-*:*`))
+  for (const pattern of patterns) {
+    for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 1000 })) {
+      const owned = keys.filter((key) => mine.has(key.slice(0, key.indexOf(':'))))
+      if (owned.length > 0) await client.unlink(owned)
+    }
+  }
+}
+
+/**
  * Redis rooms whose keys are deleted on `lose` (a Redis restarted without persistence), each under a fresh
  * prefix. `connect` first (e.g. in `beforeAll`); `close` deletes every prefix it handed out and disconnects.
  */
@@ -79,7 +95,7 @@ export function losableRedis(label: string): { connect(): Promise<void>; make():
     },
     async close() {
       if (!redis) return
-      for (const prefix of prefixes) await deleteKeys(redis, prefix)
+      await deletePrefixes(redis, prefixes)
       await redis.close()
     },
   }
@@ -148,7 +164,7 @@ export function restorableRedis(label: string): { connect(): Promise<void>; make
     },
     async close() {
       if (!redis) return
-      for (const prefix of prefixes) await deleteKeys(redis, prefix)
+      await deletePrefixes(redis, prefixes)
       await redis.close()
     },
   }

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check'
 import { minuteOf } from '../../src/clock.ts'
+import { positionEndsAt, positionOf, renewalDue } from '../../src/coordination/positions.ts'
 import type { Coordinator } from '../../src/coordination/coordinator.ts'
 import { roomHarness, type Visit } from './room-harness.ts'
 
@@ -39,6 +40,8 @@ interface User {
   /** ms of the last request, while browsing; undefined once the user left. */
   lastRequest?: number
   leftAt?: number
+  /** Where the session's count sits (src/coordination/positions.ts), once admitted. */
+  position?: number
   nextCheckIn: number
 }
 
@@ -52,7 +55,7 @@ export async function runSteps(coordinator: Coordinator, limits: Limits, steps: 
   const room = roomHarness({ ...limits, coordinator, refreshIntervalSeconds: 20, roomId: `prop-${crypto.randomUUID().slice(0, 8)}` })
   const users: User[] = []
   const admittedPerMinute = new Map<number, number>()
-  const sessionEnd = (user: User) => (minuteOf(user.lastRequest ?? user.leftAt!) + limits.sessionDurationMinutes + 1) * 60_000
+  const sessionEnd = (user: User) => positionEndsAt(user.position!, limits.sessionDurationMinutes)
 
   const record = (user: User, visit: Visit): Violation | undefined => {
     user.visit = visit
@@ -60,6 +63,7 @@ export async function runSteps(coordinator: Coordinator, limits: Limits, steps: 
     if (visit.outcome === 'admitted' && user.admittedAt === undefined) {
       user.admittedAt = now
       user.lastRequest = now
+      user.position = minuteOf(now)
       const minute = minuteOf(now)
       admittedPerMinute.set(minute, (admittedPerMinute.get(minute) ?? 0) + 1)
     } else if (visit.outcome === 'queued') {
@@ -92,6 +96,7 @@ export async function runSteps(coordinator: Coordinator, limits: Limits, steps: 
       if (visit.outcome !== 'admitted') return { rule: 'session', detail: 'a live session was queued' }
       user.visit = visit
       user.lastRequest = now
+      if (renewalDue(user.position!, now)) user.position = positionOf(now)
     }
     // Queued users whose refresh is due check in, in a generated order.
     const due = users.filter((u) => u.admittedAt === undefined && now >= u.nextCheckIn)

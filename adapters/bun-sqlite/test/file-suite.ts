@@ -85,6 +85,20 @@ export function fileSuite(t: TestApi, h: SqliteHarness): void {
   const remove = (path: string): void => {
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true })
   }
+  /**
+   * `backup` put back at `path` (the database's `-wal` and `-shm` gone with it) and a new process started on it:
+   * the process and its first sync's answer (a cold worker: no sighting of its own), which must mark `roomId` lost
+   * in the same epoch as `known`, the state the copy is older than.
+   */
+  const restartOnCopy = async (path: string, backup: string, roomId: string, known: { epoch?: { id: string } }) => {
+    remove(path)
+    copyFileSync(backup, path)
+    const restarted = coordinatorOn(path)
+    const view = await restarted.sync(report(roomId))
+    expect(view.epoch!.id).toBe(known.epoch!.id)
+    expect(view.locations.host?.counts[`R${MINUTE}`]).toBe(1)
+    return { restarted, view }
+  }
   const runtime = h.processRuntimes[0]!
 
   describe(`bun-sqlite and its file: ${h.name}`, () => {
@@ -175,18 +189,30 @@ export function fileSuite(t: TestApi, h: SqliteHarness): void {
       const current = coordinatorOn(path)
       expect((await current.sync(report('restored'))).locations.host?.counts[lost]).toBeUndefined()
       current.close()
-      // The copy put back; a new process's first sync (a cold worker: no sighting of its own) marks the room.
-      remove(path)
-      copyFileSync(backup, path)
-      const restarted = coordinatorOn(path)
-      const view = await restarted.sync(report('restored'))
-      expect(view.epoch!.id).toBe(later.epoch!.id)
-      expect(view.locations.host?.counts[lost]).toBe(1)
+      // The copy put back; a new process's first sync marks the room.
+      const { restarted, view } = await restartOnCopy(path, backup, 'restored', later)
       expect(view.generation! > later.generation!).toBe(true)
       const asked = await restarted.takeSlot({ roomId: 'restored', location: 'host', minute: MINUTE, localLimit: 5, anywhereLimit: 0, token: 'new', recoveryMinutes: 6 })
       expect(asked.recovering).toBe(true)
       // Marked once: the next sync finds the generation past what the marker knew.
       expect((await restarted.sync(report('restored'))).locations.host?.counts[lost]).toBe(1)
+      rmSync(backup)
+    })
+
+    it('a process that closes writes the generations it saw: a copy taken after the marker\'s last write, put back once the process stopped, is noticed (break19)', async () => {
+      const path = files.next()
+      const backup = `${path}.backup`
+      const running = coordinatorOn(path)
+      const copied = await running.sync(report('closing', { [`a${MINUTE}`]: 1 })) // its first sync writes the marker
+      // A hot copy (VACUUM INTO) of the state the marker now holds, then changes within the marker's write interval.
+      const copier = h.open(path)
+      copier.exec(`VACUUM INTO '${backup}'`)
+      copier.close()
+      const changed = await running.sync(report('closing', { [`a${MINUTE}`]: 1 }))
+      expect(changed.generation! > copied.generation!).toBe(true)
+      running.close()
+      const { restarted } = await restartOnCopy(path, backup, 'closing', changed)
+      restarted.close()
       rmSync(backup)
     })
 

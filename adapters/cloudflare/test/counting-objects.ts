@@ -51,6 +51,17 @@ export class CountingCounter extends WaitingRoomCounter {
   async cleanUp(): Promise<void> {
     await this.runAlarm(true)
   }
+
+  /**
+   * Brings the stored alarm forward to now, so workerd runs it as it would at its time (in a restarted object: with
+   * nothing in memory). Answers the time it was set for (null: none set). Storage only: the object's state is
+   * left as the restart left it.
+   */
+  async alarmNow(): Promise<number | null> {
+    const at = await this.ctx.storage.getAlarm()
+    if (at !== null) await this.ctx.storage.setAlarm(Date.now())
+    return at
+  }
 }
 
 export class CountingGlobal extends WaitingRoomGlobal {
@@ -95,6 +106,7 @@ interface TestStub {
   restart(): Promise<void>
   wipe(): Promise<void>
   cleanUp?(): Promise<void>
+  alarmNow?(): Promise<number | null>
   locations?(): Promise<string[]>
   references?(): Promise<number[]>
 }
@@ -109,7 +121,8 @@ interface TestNamespace {
  * named objects' counts by method; `POST /__test/restart?counter=a` (or `global=`) restarts one;
  * `POST /__test/wipe?counter=a&global=b` deletes their storage and restarts them; `GET /__test/locations?global=b`
  * lists the locations a global object stores, `GET /__test/references?global=b` the minutes of its references;
- * `POST /__test/cleanup?counter=a` runs a counter object's cleanup alarm now.
+ * `POST /__test/cleanup?counter=a` runs a counter object's cleanup alarm now; `POST /__test/alarm?counter=a` brings
+ * its stored alarm forward to now and answers when each was set for (null: none).
  */
 export async function objectTestRoute(request: Request, env: { WR_COUNTER: TestNamespace; WR_GLOBAL: TestNamespace }): Promise<Response | undefined> {
   const url = new URL(request.url)
@@ -138,6 +151,9 @@ export async function objectTestRoute(request: Request, env: { WR_COUNTER: TestN
   if (url.pathname === '/__test/wipe') {
     for (const stub of stubs) await stub.wipe().catch(() => {})
     return new Response('wiped')
+  }
+  if (url.pathname === '/__test/alarm') {
+    return Response.json(await Promise.all(stubs.map((stub) => stub.alarmNow?.() ?? null)))
   }
   if (url.pathname === '/__test/cleanup') {
     for (const stub of stubs) await stub.cleanUp?.()

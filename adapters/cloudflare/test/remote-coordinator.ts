@@ -80,3 +80,12 @@ export async function cleanUpObjects(mf: Miniflare, counters: string[]): Promise
   const response = await mf.dispatchFetch(`http://test/__test/cleanup?${objectQuery({ counter: counters })}`, { method: 'POST' })
   await response.text()
 }
+
+/**
+ * Brings the named counter objects' stored alarms forward to now (workerd runs each soon after, as at its time);
+ * answers when each was set for (null: none was set).
+ */
+export async function alarmNow(mf: Miniflare, counters: string[]): Promise<(number | null)[]> {
+  const response = await mf.dispatchFetch(`http://test/__test/alarm?${objectQuery({ counter: counters })}`, { method: 'POST' })
+  return (await response.json()) as (number | null)[]
+}

@@ -8,7 +8,7 @@
 import type { Context } from 'hono'
 import { minuteOf, MINUTE_MS } from '../../clock.ts'
 import { fifoLimits, randomLimits, releasedFraction, type CounterLimits } from '../../admission/plan.ts'
-import { fifoRefreshSeconds } from '../../admission/refresh.ts'
+import { atMinuteEdge } from '../../admission/minute-edges.ts'
 import type { EffectiveSettings } from '../../admission/settings.ts'
 import type { Snapshot } from '../../admission/snapshot.ts'
 import { admissionDeltas, ANYWHERE, type Coordinator, type Reentry, type SlotResult } from '../../coordination/coordinator.ts'
@@ -18,10 +18,9 @@ import { withTimeout } from '../../coordination/timeout.ts'
 import { randomId, type Ticket } from '../../ticket/ticket.ts'
 import type { DecisionReason } from '../decision.ts'
 import type { Room } from '../room.ts'
+import { mayHoldSlot } from './lookup.ts'
+import { jitteredRefresh, queuedRefresh } from './queued-refresh.ts'
 
-const CHECK_IN_TOLERANCE_MS = 1000 // a check-in this much before its refresh interval is over still counts (browser timers are not exact)
-/** Refresh intervals vary by ±10% per check-in, so check-ins spread out (seed 002). */
-const REFRESH_JITTER = 0.1
 /** Prequeued users of a shuffled event get one of this many buckets before the start, at random. */
 const SHUFFLE_BUCKETS = 60
 
@@ -51,17 +50,11 @@ export async function decide(room: Room, c: Context, s: EffectiveSettings, ticke
   const coordinator = room.coordinatorOf(c)
 
   // Refresh spam buys nothing: a check-in before the interval is over gets the page again, undecided.
-  const dueAt = ticket ? ticket.lastCheckInTime + ticket.refreshIntervalSeconds * 1000 : 0
-  if (ticket && now < dueAt - CHECK_IN_TOLERANCE_MS) {
-    room.report(c, location, now, coordinator)
-    const left = Math.max(1, Math.ceil((dueAt - now) / 1000))
-    return { outcome: 'queued', reason: 'too-early', ticketId, bucketId: ticket.bucketId, snapshot: room.link.snapshot(now), refresh: left, newlyQueued: false, lastCountedAt: ticket.lastCheckInTime }
-  }
+  if (ticket && checksInTooEarly(ticket, now)) return tooEarlyDecision(room, c, ticket, now, location, coordinator)
 
   const minute = minuteOf(now)
   const asked = await askForSlot(room, s, coordinator, location, ticket, ticketId, now)
-  // A client held by the challenge gets in only on a place the counters grant (or a passthrough room), never
-  // on fail-open: with the coordinator down nobody knows the room has room.
+  // A client held by the challenge gets in only on a place a counter grants (or passthrough), never on fail-open.
   if (!countQueued && asked.result.admitted && asked.reason !== 'slot' && asked.reason !== 'passthrough') asked.result = { admitted: false, roundTrips: 0 }
   const { result, reason, snapshot, bucketId } = asked
   // An arrival is a user given a session or a place in line: not a queue-full answer, nor one held by the challenge.
@@ -88,11 +81,29 @@ export async function decide(room: Room, c: Context, s: EffectiveSettings, ticke
   return { outcome: 'queued', reason, ticketId, bucketId, snapshot, refresh: queuedRefresh(room, s, asked, now), newlyQueued: !queued }
 }
 
+/** A check-in this much before its refresh interval is over still counts (browser timers are not exact). */
+export const CHECK_IN_TOLERANCE_MS = 1000
+
+/** True when a queued `ticket` checks in too early at `now` to count. */
+export function checksInTooEarly(ticket: Ticket, now: number): boolean {
+  return now < ticket.lastCheckInTime + ticket.refreshIntervalSeconds * 1000 - CHECK_IN_TOLERANCE_MS
+}
+
+/** The decision for a too-early check-in (`checksInTooEarly`): the page again, its refresh the time left. */
+export function tooEarlyDecision(room: Room, c: Context, ticket: Ticket, now: number, location: string, coordinator: Coordinator): Decision {
+  room.report(c, location, now, coordinator)
+  const dueAt = ticket.lastCheckInTime + ticket.refreshIntervalSeconds * 1000
+  const left = Math.max(1, Math.ceil((dueAt - now) / 1000))
+  return { outcome: 'queued', reason: 'too-early', ticketId: ticket.ticketId, bucketId: ticket.bucketId, snapshot: room.link.snapshot(now), refresh: left, newlyQueued: false, lastCountedAt: ticket.lastCheckInTime }
+}
+
 export interface Asked {
   result: SlotResult
   reason: DecisionReason
   snapshot: Snapshot | undefined
   bucketId: number
+  /** Refused only for the minute's edge (`clockSkewToleranceMs`, minute-edges.ts): a place may be free just after it. */
+  atEdge?: boolean
 }
 
 /** The room's rules in order: prequeue, passthrough, queue-all, a recovering room, the counters (also session.ts `reenter`). */
@@ -124,6 +135,10 @@ export async function askForSlot(
       asked.reason = 'recovering'
     } else if (room.link.lacksReference(coordinator, minute) && !(await room.link.awaitReference(coordinator, location, now, o.coordinatorTimeoutMs))) {
       asked.reason = 'no-slot' // no reference fixed for the minute (split14): split like no other view, so queued — not failMode
+    } else if (ticket && !reentry && room.link.grants.holds(ticketId, minute)) {
+      // A copy or retry of a ticket this worker got a slot this minute: the counter's first answer, no call (coordination/grant-register.ts).
+      asked.result = room.link.grants.answer(ticketId, minute)
+      asked.reason = 'slot'
     } else {
       const current = (asked.snapshot = room.link.snapshot(now) ?? snapshot) // rebuilt if the wait brought the reference
       const plan = room.planOf(current, s)
@@ -132,11 +147,17 @@ export async function askForSlot(
           ? randomLimits(plan, location, releasedFraction(o.roomId, minute, now - minute * MINUTE_MS))
           : fifoLimits(plan, location, ticket ? asked.bucketId : undefined)
       if (!limits) asked.reason = 'not-eligible'
-      else if (limits.localLimit > 0 || limits.anywhereLimit > 0) {
+      // No fresh grant near the minute's edges by this clock: a worker's minute is then every clock's within the tolerance (minute-edges.ts).
+      const open = limits !== undefined && (limits.localLimit > 0 || limits.anywhereLimit > 0)
+      asked.atEdge = open && atMinuteEdge(now, o.clockSkewToleranceMs)
+      const grants = open && !asked.atEdge
+      // A queued ticket given no place may hold one (a copy admitted this minute): limits 0 look it up (SlotRequest),
+      // where it may (lookup.ts) — a queued user's refreshes cost no call (issue 16); a pending renewal always.
+      if (grants || (ticket && (reentry || mayHoldSlot(room.link, current, plan, ticketId, asked.bucketId, minute)))) {
         // Read before the slot is taken: a sync while it is in flight may answer a state that holds it already.
         const reported = room.link.takenInState(location, minute)
         const request = {
-          roomId: o.roomId, location, minute, ...limits,
+          roomId: o.roomId, location, minute, ...(grants ? limits : { localLimit: 0, anywhereLimit: 0 }),
           localPreviousReported: current.takenLastAt(location) ?? 0,
           anywherePreviousReported: current.takenLastMinute.anywhere,
           token: ticketId, reentry, ...room.link.knownState(), // the state this worker knows: the grant step refuses a lost one
@@ -147,7 +168,7 @@ export async function askForSlot(
         asked.result = await withTimeout(takeSlotBatched(coordinator, request), o.coordinatorTimeoutMs, coordinator.name)
         room.metrics.counterRoundTrips += asked.result.roundTrips
         if (asked.result.admitted) asked.reason = 'slot'
-        else if (!asked.result.recovering) room.refusals.note(location, minute, request) // a full counter, not a recovering room
+        else if (!asked.result.recovering && grants) room.refusals.note(location, minute, request) // a full counter, not a recovering room
         if (asked.result.recovering || counterWentBack(reported, asked.result)) {
           // A loss marked since this worker's last sync (perhaps by this grant), or a counter below what this worker
           // saw reported: the state was lost. A slot just taken stays counted (an over-count); nobody is let in on a
@@ -155,7 +176,7 @@ export async function askForSlot(
           room.link.noteLostState(location, now)
           asked.result = { admitted: false, roundTrips: asked.result.roundTrips }
           asked.reason = 'recovering'
-        }
+        } else if (asked.result.admitted && ticket && !reentry) room.link.grants.note(ticketId, minute, asked.result)
       }
     }
   } catch (error) {
@@ -191,7 +212,7 @@ function recordAdmission(room: Room, location: string, ticket: Ticket | undefine
     // the slots seen taken never exceed what the counters gave (which is how a lost counter is noticed).
     link.record(location, activeField(minute), 1)
   } else if (!result.repeat) {
-    link.observe(location, admissionDeltas({ roomId: room.o.roomId, location, scope: result.via === 'anywhere' ? ANYWHERE : location, minute, limit: 0, token: ticketId }))
+    link.observe(location, admissionDeltas({ roomId: room.o.roomId, location, scope: result.via === 'anywhere' ? ANYWHERE : location, minute, limit: 0, token: ticketId }), { minute, result })
   }
   if (link.firstCheckIn(ticketId, minute)) link.record(location, trafficField(minute), 1)
   const previous = ticket ? minuteOf(ticket.lastCheckInTime) : undefined
@@ -219,31 +240,4 @@ export function queueIsFull(room: Room, now: number): boolean {
   if (max === undefined) return false
   const snapshot = room.link.snapshot(now)
   return snapshot !== undefined && snapshot.waitingUsers + room.link.newQueuePlaces >= max
-}
-
-/** Spread of the refresh interval (±10%, at least a second), so check-ins spread out. */
-const refreshSpread = (room: Room): number => Math.max(1, Math.round(room.o.refreshIntervalSeconds * REFRESH_JITTER))
-
-/** The base refresh interval, ±10%, so check-ins spread out. */
-function jitteredRefresh(room: Room): number {
-  return room.o.refreshIntervalSeconds + Math.round((room.o.random() * 2 - 1) * refreshSpread(room))
-}
-
-/**
- * A queued user's refresh: the jittered interval, or — for a FIFO user whom the next minute's slots reach —
- * just after the next minute starts, so the places it frees are taken at once (admission/refresh.ts).
- */
-function queuedRefresh(room: Room, s: EffectiveSettings, asked: Asked, now: number): number {
-  const interval = jitteredRefresh(room)
-  if (s.queueingMethod !== 'fifo' || (asked.reason !== 'no-slot' && asked.reason !== 'not-eligible') || !asked.snapshot) return interval
-  return fifoRefreshSeconds({
-    plan: room.planOf(asked.snapshot, s),
-    snapshot: asked.snapshot,
-    limits: s,
-    bucketId: asked.bucketId,
-    now,
-    intervalSeconds: interval,
-    spreadSeconds: refreshSpread(room),
-    random: room.o.random(),
-  })
 }

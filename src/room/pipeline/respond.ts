@@ -33,6 +33,24 @@ export interface QueueView {
 }
 
 /**
+ * A {@link QueueView} of one fixed shape, every field present in the same order. The decide stage's answers come
+ * in several shapes, and a view spread from one (`{ ...decision, cookie }`) was a dictionary-mode object on V8:
+ * each of the dozen reads of it here missed the property caches into the runtime, on every queue answer (issue 16).
+ */
+export function queueView(from: Omit<QueueView, 'cookie' | 'challenge'>, cookie?: string, challenge?: QueueView['challenge']): QueueView {
+  return {
+    snapshot: from.snapshot,
+    bucketId: from.bucketId,
+    refresh: from.refresh,
+    newlyQueued: from.newlyQueued,
+    lastCountedAt: from.lastCountedAt,
+    cookie,
+    reason: from.reason,
+    challenge,
+  }
+}
+
+/**
  * Pages answered in the current second, per room (page/kept-page.ts): under a flood most queue responses are the
  * same page but for the user's refresh interval and the wait, which the kept page leaves open. Kept per second
  * rather than per snapshot, which the memory coordinator replaces every event-loop turn (issue 16). Only pages,

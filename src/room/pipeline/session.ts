@@ -11,6 +11,7 @@ import type { Snapshot } from '../../admission/snapshot.ts'
 import { activeField, trafficField } from '../../coordination/state.ts'
 import { admissionDeltas, ANYWHERE } from '../../coordination/coordinator.ts'
 import { MOVE_ENDED } from '../../coordination/moves.ts'
+import { liveFrom, positionOf, renewalDue, ticketPosition } from '../../coordination/positions.ts'
 import { cookieHeaderOf, readCookie } from '../../ticket/cookie.ts'
 import type { Ticket } from '../../ticket/ticket.ts'
 import type { Room } from '../room.ts'
@@ -74,7 +75,7 @@ export function sessionNow(room: Room, c: Context, cookie: string | undefined, n
   const { ticket } = opened
   if (ticket.acceptedAt <= 0 || !room.live(ticket, now, s)) return undefined
   const minute = minuteOf(now)
-  if (!s.disableSessionRenewal && minuteOf(ticket.lastCheckInTime) < minute) return undefined
+  if (!s.disableSessionRenewal && renewalDue(ticketPosition(ticket), now)) return undefined
   const { link } = room
   if (room.revokeEnabled) {
     freshenRevocations(room, c, now)
@@ -84,7 +85,7 @@ export function sessionNow(room: Room, c: Context, cookie: string | undefined, n
   // Committed from here on: what continueSession does for a session neither renewed nor resealed.
   link.judgeSession(ticket, now, room.locationOf, c)
   if (link.epoch === undefined) room.report(c, room.locationOf(c), now) // a cold worker learns the epoch to judge it by
-  if (s.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
+  if (trafficDue(ticket, s, minute) && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
   return ticket
 }
 
@@ -99,9 +100,10 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
   const { link } = room
   const minute = minuteOf(now)
   const lastMinute = minuteOf(ticket.lastCheckInTime)
+  const position = ticketPosition(ticket)
   const countedBefore = link.judgeSession(ticket, now, room.locationOf, c)
   if (link.epoch === undefined) room.report(c, room.locationOf(c), now) // a cold worker learns the epoch to judge it by
-  if (lastMinute < minute && !s.disableSessionRenewal) {
+  if (renewalDue(position, now) && !s.disableSessionRenewal) {
     const location = room.locationOf(c)
     if (link.firstCheckIn(ticket.ticketId, minute)) {
       link.record(location, trafficField(minute), 1)
@@ -109,24 +111,25 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
     }
     // A session counted before the stored state began is not in it: nothing to move out (`from` left out). A
     // pending cookie's renewal asks nothing more of the move: its way back in is the grant step (reenter).
-    const move = { ticket: ticket.ticketId, from: countedBefore ? undefined : lastMinute, to: minute, since: minute - s.sessionDurationMinutes }
+    const to = positionOf(now)
+    const move = { ticket: ticket.ticketId, from: countedBefore ? undefined : position, to, since: liveFrom(now, s.sessionDurationMinutes) }
     const known = link.renew(location, move)
     room.report(c, location, now)
-    const answer = known ?? (await renewalAnswer(room, c, ticket, now, s, location, minute))
+    const answer = known ?? (await renewalAnswer(room, c, ticket, now, s, location, to))
     if (answer === MOVE_ENDED) return reenter(room, c, ticket, now, s, location, move.since)
     if (answer !== undefined) {
       await room.setTicket(c, confirmed(ticket, now), now, s)
       return answer
     }
-    // Unanswered: in (or past) the confirmed cookie's last minute the renewal is handed out pending, so the user
-    // stays; earlier the confirmed cookie still holds, and the move lands with a later report.
-    if (lastConfirmedMinute(room, ticket, s, minute)) await room.setTicket(c, { ...ticket, pending: minute }, now, s)
+    // Unanswered: where the confirmed cookie could end before the user's next check-in the renewal is handed out
+    // pending, so the user stays; otherwise the confirmed cookie still holds, and the move lands with a later report.
+    if (confirmedEndsTooSoon(room, ticket, s, now)) await room.setTicket(c, { ...ticket, pending: minute }, now, s)
     else if (stale) await room.setTicket(c, ticket, now, s)
-    return lastMinute
+    return position
   }
   if (stale) await room.setTicket(c, ticket, now, s)
-  else if (s.disableSessionRenewal && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
-  return lastMinute
+  else if (trafficDue(ticket, s, minute) && link.firstCheckIn(ticket.ticketId, minute)) link.record(room.locationOf(c), trafficField(minute), 1)
+  return s.disableSessionRenewal ? lastMinute : position
 }
 
 /**
@@ -143,26 +146,37 @@ export async function continueSession(room: Room, c: Context, ticket: Ticket, st
  * the register at or past its target — one place, however the cookies are replayed (break14g reenter-replay).
  */
 async function reenter(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, since: number): Promise<number | undefined> {
-  if (ticket.pending === undefined || ticket.pending < since) return undefined
+  // `pending` is the renewal's minute; its count sits in that minute, so it surely left the window only when the
+  // whole minute is before `since`.
+  if (ticket.pending === undefined || ticket.pending + 1 <= since) return undefined
   const minute = minuteOf(now)
   // The grant also sets the ticket's register to its minute, in its atomic step (moves.ts `reenteredRegister`).
-  const { result, reason } = await askForSlot(room, s, room.coordinatorOf(c), location, ticket, ticket.ticketId, now, { ticket: ticket.ticketId, since })
-  if (reason === 'fail-closed') {
-    // The grant step could not be asked (the store failing), not refused: an outage never logs out an admitted
-    // user, so the renewal stays pending and the next request asks again.
+  const { result, reason, atEdge } = await askForSlot(room, s, room.coordinatorOf(c), location, ticket, ticket.ticketId, now, { ticket: ticket.ticketId, since })
+  if (reason === 'fail-closed' || (atEdge && !result.admitted)) {
+    // The grant step could not be asked (the store failing, or the minute's edge: minute-edges.ts), not refused: an
+    // outage never logs out an admitted user, so the renewal stays pending and the next request asks again.
     await room.setTicket(c, { ...ticket, pending: minute }, now, s)
-    return minuteOf(ticket.lastCheckInTime)
+    return ticketPosition(ticket)
   }
   if (!result.admitted) return undefined
   const { link } = room
   // As decide.ts records an admission: a counter's grant is counted by the coordinator (shown here until the next
   // sync); one no counter gave (passthrough, fail-open) is this worker's to report.
   if (result.via === undefined) link.record(location, activeField(minute), 1)
-  else if (!result.repeat) link.observe(location, admissionDeltas({ roomId: room.o.roomId, location, scope: result.via === 'anywhere' ? ANYWHERE : location, minute, limit: 0, token: ticket.ticketId }))
+  else if (!result.repeat) link.observe(location, admissionDeltas({ roomId: room.o.roomId, location, scope: result.via === 'anywhere' ? ANYWHERE : location, minute, limit: 0, token: ticket.ticketId }), { minute, result })
   room.report(c, location, now)
-  await room.setTicket(c, confirmed(ticket, now), now, s)
+  // A fresh grant, counted in its minute: the cookie says so (admitted now: positions.ts `ticketPosition`).
+  await room.setTicket(c, { ...confirmed(ticket, now), acceptedAt: now }, now, s)
   return minute
 }
+
+/**
+ * Whether a request that renews nothing may be the session's first in `minute`: a renewal (at most one a minute,
+ * but not in every minute: positions.ts) counts its minute's traffic itself, and a ticket renewed in this minute
+ * has. Location shares come from every minute's users, so a minute without a renewal still counts them.
+ */
+const trafficDue = (ticket: Ticket, s: EffectiveSettings, minute: number): boolean =>
+  s.disableSessionRenewal || minuteOf(ticket.lastCheckInTime) < minute
 
 /** The ticket renewed at `now`, confirmed: no pending renewal left. */
 function confirmed(ticket: Ticket, now: number): Ticket {
@@ -170,11 +184,22 @@ function confirmed(ticket: Ticket, now: number): Ticket {
   return { ...rest, lastCheckInTime: now }
 }
 
-/** Whether `minute` is the last of the session the coordinator confirmed (or later: a pending cookie). */
-const lastConfirmedMinute = (room: Room, ticket: Ticket, s: EffectiveSettings, minute: number): boolean =>
-  room.sessionEndsAt({ ...ticket, pending: undefined }, s) <= (minute + 1) * MINUTE_MS
+/**
+ * Whether the confirmed cookie (its pending renewal left out) ends before `now` + sessionDurationMinutes: the user
+ * may check in again up to that long after `now` and must find the session live (issue 15: a session ends D after
+ * the last check-in). A count lasts D + 1 minutes past its position and a renewal is due once the position is a
+ * minute old, so this holds for every due renewal: it waits for its move (bounded by the exchanges' timeouts) and,
+ * unanswered, is handed out pending. (The minute-grained rule — the confirmed cookie's last minute — let a renewal
+ * give up after 150 ms with a cookie that ended before the next check-in: break14d slow-store-logout, break14e.)
+ */
+const confirmedEndsTooSoon = (room: Room, ticket: Ticket, s: EffectiveSettings, now: number): boolean =>
+  room.sessionEndsAt({ ...ticket, pending: undefined }, s) < now + s.sessionDurationMinutes * MINUTE_MS
 
-/** Longest a renewal waits for its answer while the confirmed cookie still has minutes left (a healthy report takes milliseconds). */
+/**
+ * Longest a renewal waits for its answer while the confirmed cookie outlasts the user's next check-in (a healthy
+ * report takes milliseconds). Under positions (a count lasting D + 1 past a position a minute old) only a renewal at
+ * the very millisecond its position turns a minute old qualifies; kept for that edge, not for a common path.
+ */
 const RENEWAL_WAIT_MS = 150
 
 /**
@@ -182,13 +207,13 @@ const RENEWAL_WAIT_MS = 150
  * does not come (issue 14 item 3). A cookie valid beyond the old one, handed out by a worker that then dies with the
  * move unreported, would be a session the room no longer counts: so the request waits — one report exchange,
  * shared by every renewal recorded meanwhile, and not at all while reports fail, until a report gets through (item
- * 5: a stalled store costs one bounded wait). In the confirmed cookie's last minute it waits until the exchange
- * carrying its move settles (worker-link.ts `awaitMove`: at most the exchange in flight and its own, each bounded by
+ * 5: a stalled store costs one bounded wait). Where the confirmed cookie could end before the user's next check-in
+ * ({@link confirmedEndsTooSoon}: every due renewal but one at an exact boundary) it waits until the exchange carrying
+ * its move settles (worker-link.ts `awaitMove`: at most the exchange in flight and its own, each bounded by
  * `coordinatorTimeoutMs`): a slow store is answered, and only a failing or hanging one leaves the renewal pending.
- * Before that, RENEWAL_WAIT_MS at most: the confirmed cookie still holds, and wherever the move lands the register
- * knows.
+ * Otherwise RENEWAL_WAIT_MS at most: the confirmed cookie still holds, and wherever the move lands the register knows.
  */
 async function renewalAnswer(room: Room, c: Context, ticket: Ticket, now: number, s: EffectiveSettings, location: string, to: number): Promise<number | undefined> {
-  const wait = lastConfirmedMinute(room, ticket, s, to) ? undefined : Math.min(room.o.coordinatorTimeoutMs, RENEWAL_WAIT_MS)
+  const wait = confirmedEndsTooSoon(room, ticket, s, now) ? undefined : Math.min(room.o.coordinatorTimeoutMs, RENEWAL_WAIT_MS)
   return room.link.awaitMove(room.coordinatorOf(c), location, ticket.ticketId, to, now, wait)
 }

@@ -4,7 +4,7 @@
  * outage follows the fail mode and never logs out admitted users; a pending renewal costs the session only after a
  * CRASH (the move lost with a killed worker); "while the coordinator does not answer at all, such users are new
  * users: the fail mode decides". Here nothing crashes: 6 users admitted in a room of 6 (newUsersPerMinute 6),
- * 2 workers, 1-minute sessions, each user checks in once a minute. The coordinator throws on every call during ONE
+ * 2 workers, 2-minute sessions (check-ins up to 110 s apart; since issue 15 a session ends D after the last one), each user checks in once a minute. The coordinator throws on every call during ONE
  * minute — the moment the users make their one check-in of that minute — and answers every call again from the
  * next minute on (generated: which minute, offsets into the minutes). Expected: all 6 keep their ticket and are
  * served every minute. Observed, either fail mode: 6 of 6 lose their session at the first check-in AFTER the
@@ -28,7 +28,7 @@ async function run(seed: number, failMode: 'open' | 'closed', withOutage = true)
   const guard = <T>(f: () => Promise<T>) => (state.down ? Promise.reject(new Error('store down')) : f())
   const coordinator: Coordinator = { name: 'outage', increment: (r) => guard(() => inner.increment(r)), takeSlot: (r) => guard(() => inner.takeSlot!(r)), sync: (r) => guard(() => inner.sync(r)) }
   const n = 6
-  const fleet = [0, 1].map(() => worker(coordinator, clock, `outage-${seed}`, { totalActiveUsers: n, newUsersPerMinute: n, sessionDurationMinutes: 1, failMode }))
+  const fleet = [0, 1].map(() => worker(coordinator, clock, `outage-${seed}`, { totalActiveUsers: n, newUsersPerMinute: n, sessionDurationMinutes: 2, failMode })) // check-ins up to 110 s apart: a session ends D after the last one (issue 15)
   const users: { cookie: string | undefined; ticket: string; lostAt?: number }[] = []
   for (let i = 0; i < n; i++) {
     const a = await fleet[0]!(undefined)

@@ -28,7 +28,7 @@ async function run(seed: number, failMode: 'open' | 'closed', hang: boolean) {
   const coordinator: Coordinator = { name: 'flaky', increment: (r) => guard(() => inner.increment(r)), takeSlot: (r) => guard(() => inner.takeSlot!(r)), sync: (r) => guard(() => inner.sync(r)) }
   const n = 3 + Math.floor(random() * 3)
   const workers = 2 + Math.floor(random() * 2)
-  const session = 1 + Math.floor(random() * 2)
+  const session = 2 + Math.floor(random() * 2) // visits up to 118 s apart: a session ends D after the last check-in (issue 15), so D > that
   const options = { totalActiveUsers: n, newUsersPerMinute: n, sessionDurationMinutes: session, failMode, coordinatorTimeoutMs: 100, syncIntervalMs: 20 }
   const fleet = Array.from({ length: workers }, () => worker(coordinator, clock, `flaky-${seed}-${failMode}-${hang}`, options))
   const users: { cookie: string | undefined; ticket: string; lostAt?: string }[] = []

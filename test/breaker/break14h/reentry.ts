@@ -2,10 +2,10 @@
  * break14h support: a room where user U's count ended during an outage, so its pending cookie re-enters through the
  * grant step (as break14g reenter-replay). The store fails for worker A only (A is then SIGKILLed: its moves never
  * land); B, C, D reach it. Every cookie U was ever handed is kept; a spy counts the grant step's fresh grants to U's
- * re-entries, and `activeIn(minute)` reads how many users the store counts in a minute.
+ * re-entries, and `activeIn(minute)` reads how many users the store counts at positions in a minute.
  */
 import type { Coordinator } from '../../../src/index.ts'
-import { activeField } from '../../../src/coordination/state.ts'
+import { fieldMinute } from '../../../src/coordination/state.ts'
 import { coordinatorFor, type Backend } from '../break14d/backends.ts'
 import { MINUTE, sleep } from '../break14d/slow.ts'
 import { locatedWorker } from './located.ts'
@@ -70,7 +70,10 @@ export async function reentryRoom({ backend, S, outage, n, pre }: RoomCase) {
     await sleep(300) // the workers' reports land
     const state = await inner.sync({ id: crypto.randomUUID(), roomId, location: 'L0', at: clock.now, keepMinutes: S + 6, deltas: {} })
     let active = 0
-    for (const name in state.locations) active += state.locations[name]!.counts[activeField(minute)] ?? 0
+    // Counts sit at positions within their minute (src/coordination/positions.ts): a{minute} or a{minute + k/16}.
+    for (const name in state.locations) {
+      for (const [field, value] of Object.entries(state.locations[name]!.counts)) if (field.startsWith('a') && fieldMinute(field) === minute) active += value
+    }
     return active
   }
   return { B, C, D, clock, ticket, cookies, pending, back, grants, activeIn, spy, roomId, options, grant }

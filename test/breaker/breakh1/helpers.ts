@@ -83,12 +83,16 @@ export function raw(port: number, bytes: string | Buffer, idleMs = 400): Promise
   })
 }
 
-/** An admitted, remembered ticket (GET /mint, then one use). */
+/**
+ * An admitted, remembered ticket (GET /mint, then one use). Waits up to 5 s of silence, not 400 ms: the first request
+ * to a CLI just started (keys derived, modules loaded) took longer on a busy CI machine and read as an empty answer
+ * (CI: "no ticket: " on bun). Both requests close the connection, so a prompt answer ends the wait at once.
+ */
 export async function mint(port: number): Promise<string> {
-  const a = await raw(port, 'GET /mint HTTP/1.1\r\nHost: shop.example\r\nConnection: close\r\n\r\n')
+  const a = await raw(port, 'GET /mint HTTP/1.1\r\nHost: shop.example\r\nConnection: close\r\n\r\n', 5_000)
   const m = /set-cookie: __wroom=([^;\r\n]+)/i.exec(a)
   if (!m) throw new Error(`no ticket: ${a}`)
-  await raw(port, `GET /warm HTTP/1.1\r\nHost: shop.example\r\nCookie: __wroom=${m[1]}\r\nConnection: close\r\n\r\n`)
+  await raw(port, `GET /warm HTTP/1.1\r\nHost: shop.example\r\nCookie: __wroom=${m[1]}\r\nConnection: close\r\n\r\n`, 5_000)
   return m[1]!
 }
 
